@@ -1,0 +1,78 @@
+"""The rule docs are the tests: every Example block must produce exactly the findings its
+``# error: CODE`` comments mark, and every Use instead block must produce none."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ALL, ROOT
+from zlint.engine import lint_source
+from zlint.registry import RULES_BY_CODE
+
+DOCS = sorted((ROOT / "rules").glob("*.md"))
+REQUIRED = ["What it does", "Why is this bad?", "Example", "Use instead", "Known problems", "References"]
+OPTIONAL = {"Options", "Fix safety", "Torch versions"}
+FENCE = re.compile(r"```python\n(.*?)```", re.S)
+MARK = re.compile(r"#\s*error:\s*(ZL\d{3}(?:\s*,\s*ZL\d{3})*)")
+
+
+def sections(text: str) -> dict[str, str]:
+    parts = re.split(r"^## (.+)$", text, flags=re.M)
+    return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def expected(block: str) -> list[tuple[int, str]]:
+    out = []
+    for lineno, line in enumerate(block.splitlines(), 1):
+        match = MARK.search(line)
+        if match:
+            out.extend((lineno, code.strip()) for code in match.group(1).split(","))
+    return sorted(out)
+
+
+def found(block: str, path: Path) -> list[tuple[int, str]]:
+    result = lint_source(block, str(path), ALL)
+    assert result.error is None, f"{path.name}: {result.error}"
+    return sorted((d.line, d.code) for d in result.diagnostics)
+
+
+def test_one_doc_per_code_and_one_code_per_doc():
+    doc_codes = [p.name.split("-", 1)[0] for p in DOCS]
+    assert sorted(doc_codes) == sorted(set(doc_codes)), "two docs for one code"
+    assert sorted(doc_codes) == sorted(RULES_BY_CODE), "docs and registered rules differ"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.stem)
+def test_doc_shape(doc: Path):
+    code, name = doc.stem.split("-", 1)
+    rule = RULES_BY_CODE[code]
+    assert rule.name == name, f"{doc.name}: file name says {name}, rule says {rule.name}"
+    text = doc.read_text(encoding="utf-8")
+    assert text.splitlines()[0] == f"# {code} {name}"
+    found_sections = list(sections(text))
+    assert [s for s in found_sections if s in REQUIRED] == REQUIRED, found_sections
+    assert set(found_sections) <= set(REQUIRED) | OPTIONAL, found_sections
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.stem)
+def test_examples_produce_exactly_the_marked_findings(doc: Path):
+    code = doc.stem.split("-", 1)[0]
+    blocks = FENCE.findall(sections(doc.read_text(encoding="utf-8"))["Example"])
+    assert blocks, f"{doc.name}: no python block under Example"
+    marked_codes = set()
+    for block in blocks:
+        want = expected(block)
+        marked_codes |= {c for _, c in want}
+        assert found(block, doc) == want
+    assert code in marked_codes, f"{doc.name}: its Example never marks {code}"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.stem)
+def test_use_instead_is_clean(doc: Path):
+    blocks = FENCE.findall(sections(doc.read_text(encoding="utf-8"))["Use instead"])
+    assert blocks, f"{doc.name}: no python block under Use instead"
+    for block in blocks:
+        assert found(block, doc) == []

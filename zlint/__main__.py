@@ -1,0 +1,5 @@
+import sys
+
+from zlint.cli import main
+
+sys.exit(main())

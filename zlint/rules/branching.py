@@ -1,0 +1,78 @@
+"""Shared traversal for rules about values that decide control flow.
+
+Visits every place a condition is tested (``if``/``elif``, ``while``, conditional expressions,
+``assert``, comprehension ``if``) and every call argument (a size bool passed on, e.g.
+``is_causal=q_len > 1``), and hands each condition atom to the rule.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import libcst as cst
+
+from zlint.facts.conditions import condition_atoms, only_raises
+from zlint.facts.size_facts import Fact, Kind
+from zlint.rules.base import Rule
+
+# Calls whose argument is the recommended, symbolic way to state a size fact.
+SYMBOLIC_CHECKS = ("torch._check", "torch._assert", "torch.cond", "torch.sym_", "torch._dynamo")
+
+
+class Where(enum.Enum):
+    BRANCH = "branch"  # if/elif/while/ternary/comprehension
+    VALIDATION = "validation"  # assert, or an `if` whose body only raises
+    ARGUMENT = "argument"  # passed on to a call
+
+
+class BranchRule(Rule):
+    """Calls :meth:`check_atom` for each atom of each condition and call argument."""
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._reported: set[int] = set()
+
+    def check_atom(self, atom: cst.BaseExpression, fact: Fact | None, where: Where) -> None:
+        raise NotImplementedError
+
+    def report_once(self, node: cst.CSTNode, message: str) -> None:
+        # a size bool assigned once and tested twice is one finding, at the comparison
+        if id(node) not in self._reported:
+            self._reported.add(id(node))
+            self.report(node, message)
+
+    def _condition(self, expr: cst.BaseExpression, where: Where) -> None:
+        for atom in condition_atoms(expr):
+            self.check_atom(atom, self.fact(atom), where)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._condition(node.test, Where.VALIDATION if only_raises(node.body) else Where.BRANCH)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._condition(node.test, Where.BRANCH)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._condition(node.test, Where.BRANCH)
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._condition(node.test, Where.BRANCH)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._condition(node.test, Where.VALIDATION)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qual = self.context.imports.qualify(node.func) or ""
+        if qual.startswith(SYMBOLIC_CHECKS):
+            return
+        for arg in node.args:
+            fact = self.fact(arg.value)
+            # only size bools: a plain size passed into an op is how sizes should be used
+            if fact is not None and fact.kind is Kind.PREDICATE:
+                self.check_atom(arg.value, fact, Where.ARGUMENT)
+
+
+def comparisons_of(atom: cst.BaseExpression, fact: Fact | None) -> tuple[cst.Comparison, ...]:
+    """The size comparisons a condition atom stands for (itself, or where its bool came from)."""
+    if fact is None or fact.kind is not Kind.PREDICATE:
+        return ()
+    return fact.sources

@@ -1,0 +1,168 @@
+"""``[tool.zlint]`` in the nearest pyproject.toml, plus CLI overrides, as one frozen Settings.
+
+No rule logic lives here: settings only say which codes are enabled for which path.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from zlint import registry
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", "__pycache__", "build",
+    "dist", "node_modules", ".eggs", "*.egg-info", ".mypy_cache", ".pytest_cache",
+    ".ruff_cache", ".zlint_cache", "site-packages", "__pypackages__", ".ipynb_checkpoints",
+)
+
+
+class ConfigError(Exception):
+    """Bad configuration; ``str()`` is the one-line message, ``path`` where it came from."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] | None = None  # None: every default-enabled rule
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()  # added to DEFAULT_EXCLUDE
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the directory patterns are relative to (the config file's), None for the cwd
+    root: Path | None = None
+    #: the pyproject.toml the settings came from, if any
+    config_path: Path | None = None
+    _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # fail on unknown codes up front, not on the first file
+        registry.expand_all(self.select or ())
+        registry.expand_all(self.extend_select)
+        registry.expand_all(self.ignore)
+        for _, codes in self.per_file_ignores:
+            registry.expand_all(codes)
+
+    def base_codes(self) -> frozenset[str]:
+        selected = registry.default_codes() if self.select is None else registry.expand_all(self.select)
+        return (selected | registry.expand_all(self.extend_select)) - registry.expand_all(self.ignore)
+
+    def enabled_codes(self, path: str | Path) -> frozenset[str]:
+        """Codes that apply to ``path`` after per-file-ignores."""
+        codes = self._cache.get("base")
+        if codes is None:
+            codes = self._cache["base"] = self.base_codes()
+        if not self.per_file_ignores:
+            return codes
+        rel = self.relative(path)
+        for pattern, ignored in self.per_file_ignores:
+            if _matches(rel, pattern):
+                codes = codes - registry.expand_all(ignored)
+        return codes
+
+    def relative(self, path: str | Path) -> PurePosixPath:
+        p = Path(path).absolute()
+        root = (self.root or Path.cwd()).absolute()
+        try:
+            return PurePosixPath(p.relative_to(root).as_posix())
+        except ValueError:
+            return PurePosixPath(p.as_posix())
+
+    def is_excluded(self, path: str | Path) -> bool:
+        """True when a discovered file or directory matches an exclude pattern."""
+        rel = self.relative(path)
+        return any(_matches(rel, pattern) for pattern in (*DEFAULT_EXCLUDE, *self.exclude))
+
+    def with_overrides(self, **overrides: Any) -> Settings:
+        """CLI flags win over the file; None means 'not given'."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return replace(self, _cache={}, **given) if given else self
+
+
+def _matches(rel: PurePosixPath, pattern: str) -> bool:
+    """A pattern matches the relative path, any suffix of it, or any single component."""
+    pattern = pattern.rstrip("/")
+    text = rel.as_posix()
+    if fnmatch.fnmatchcase(text, pattern) or fnmatch.fnmatchcase(text, pattern + "/*"):
+        return True
+    if "/" not in pattern:
+        return any(fnmatch.fnmatchcase(part, pattern) for part in rel.parts)
+    return False
+
+
+# -- pyproject.toml ---------------------------------------------------------------------------
+
+_LIST_KEYS = {
+    "select": "select",
+    "extend-select": "extend_select",
+    "ignore": "ignore",
+    "exclude": "exclude",
+}
+
+
+def _str_list(path: str, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(path, f"[tool.zlint] {key} must be a list of strings")
+    return tuple(value)
+
+
+def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> Settings:
+    """Build Settings from a ``[tool.zlint]`` table; unknown keys and codes are errors."""
+    kwargs: dict[str, Any] = {"root": root, "config_path": Path(path) if path else None}
+    for key, value in table.items():
+        if key in _LIST_KEYS:
+            kwargs[_LIST_KEYS[key]] = _str_list(path, key, value)
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(path, "[tool.zlint] per-file-ignores must be a table of pattern = [codes]")
+            kwargs["per_file_ignores"] = tuple(
+                (pattern, _str_list(path, f"per-file-ignores.{pattern!r}", codes))
+                for pattern, codes in value.items()
+            )
+        else:
+            known = ", ".join(sorted([*_LIST_KEYS, "per-file-ignores"]))
+            raise ConfigError(path, f"unknown key {key!r} in [tool.zlint] (known: {known})")
+    try:
+        return Settings(**kwargs)
+    except registry.UnknownSelector as exc:
+        raise ConfigError(path, f"[tool.zlint]: {exc}") from None
+
+
+def load_pyproject(path: Path) -> Settings | None:
+    """Settings from one pyproject.toml, or None when it has no ``[tool.zlint]`` table."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), f"invalid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), f"cannot read: {exc}") from None
+    table = data.get("tool", {}).get("zlint")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(str(path), "[tool.zlint] must be a table")
+    return settings_from_table(table, str(path), path.parent.absolute())
+
+
+def find_settings(start: Path) -> Settings:
+    """The settings of the nearest pyproject.toml with ``[tool.zlint]``, walking up from start."""
+    start = start.absolute()
+    directory = start if start.is_dir() else start.parent
+    for candidate in (directory, *directory.parents):
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file():
+            found = load_pyproject(pyproject)
+            if found is not None:
+                return found
+    return Settings()
