@@ -11,12 +11,16 @@ import pytest
 from conftest import ALL, ROOT
 from zlint.engine import lint_source
 from zlint.registry import RULES_BY_CODE
+from zlint.settings import Settings
 
 DOCS = sorted((ROOT / "rules").glob("*.md"))
 REQUIRED = ["What it does", "Why is this bad?", "Example", "Use instead", "Known problems", "References"]
 OPTIONAL = {"Options", "Fix safety", "Torch versions"}
 FENCE = re.compile(r"```python\n(.*?)```", re.S)
 MARK = re.compile(r"#\s*error:\s*(ZL\d{3}(?:\s*,\s*ZL\d{3})*)")
+#: runtime-only codes (ZL8xx) are marked ``# verify: ZL801``: static lint must stay quiet there,
+#: tests/test_verify_docs.py checks that ``--verify`` reports them
+VERIFY_MARK = re.compile(r"#\s*verify:\s*(ZL8\d{2})")
 
 
 def sections(text: str) -> dict[str, str]:
@@ -33,8 +37,14 @@ def expected(block: str) -> list[tuple[int, str]]:
     return sorted(out)
 
 
+#: a version-dependent rule's doc names the torch its examples target (default: the installed one)
+DOC_TORCH = re.compile(r'Examples are checked with `torch-version = "([\d.]+)"`')
+
+
 def found(block: str, path: Path) -> list[tuple[int, str]]:
-    result = lint_source(block, str(path), ALL)
+    target = DOC_TORCH.search(path.read_text(encoding="utf-8"))
+    settings = Settings(select=("ALL",), torch_version=target.group(1)) if target else ALL
+    result = lint_source(block, str(path), settings)
     assert result.error is None, f"{path.name}: {result.error}"
     return sorted((d.line, d.code) for d in result.diagnostics)
 
@@ -66,6 +76,8 @@ def test_examples_produce_exactly_the_marked_findings(doc: Path):
     for block in blocks:
         want = expected(block)
         marked_codes |= {c for _, c in want}
+        if getattr(RULES_BY_CODE[code], "runtime_only", False):
+            marked_codes |= set(VERIFY_MARK.findall(block))
         assert found(block, doc) == want
     assert code in marked_codes, f"{doc.name}: its Example never marks {code}"
 

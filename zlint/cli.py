@@ -10,11 +10,18 @@ import sys
 from collections.abc import Sequence
 
 from zlint import __version__, registry
+from zlint.adoption.actions import BaselineError, adopt
+from zlint.atomic import atomic_write
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.discovery import PathProblem, SettingsResolver, discover
 from zlint.docs import doc_text
-from zlint.engine import lint_file
+from zlint.cache import Cache, clean
+from zlint.cache import default_directory as default_cache_dir
+from zlint.engine import full_path_default
+from zlint.fixes import FixSession
+from zlint.parallel import lint_files
 from zlint.report import FORMATS, write_report
+from zlint.report.run import Run
 from zlint.report.writers import statistics
 from zlint.rules import ALL_RULES
 from zlint.settings import ConfigError
@@ -35,6 +42,16 @@ def _selectors(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
+def _sizes(value: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sizes wants comma-separated integers, got {value!r}") from None
+    if not sizes or any(n < 0 for n in sizes):
+        raise argparse.ArgumentTypeError(f"--sizes wants non-negative integers, got {value!r}")
+    return sizes
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="zlint",
@@ -48,6 +65,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
     parser.add_argument("--statistics", action="store_true", help="print counts per rule instead of findings")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (errors still exit 2)")
+    parser.add_argument("--output-file", metavar="PATH", help="write the report to PATH instead of stdout")
+    adoption = parser.add_mutually_exclusive_group()
+    adoption.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` to every reported line")
+    adoption.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")
+    parser.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE")
+    parser.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also apply unsafe fixes")
+    parser.add_argument("--diff", action="store_true", help="print the fixes as a diff; write nothing")
+    parser.add_argument("--compiled-only", action="store_true", default=None, help="report only findings in compiled code")
+    parser.add_argument(
+        "--jobs", type=int, default=None, metavar="N",
+        help="worker processes for linting (default: all cores) and for --verify (default 1)",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="lint every file; neither read nor write the cache")
+    parser.add_argument("--cache-dir", metavar="DIR", help="where results are cached (default: .zlint_cache)")
+    verify = parser.add_argument_group("--verify (needs torch: pip install 'zlint[verify]')")
+    verify.add_argument("--verify", action="store_true", help="compile the flagged functions and confirm each finding")
+    verify.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to compile (auto: cuda if present)")
+    verify.add_argument("--backend", help="torch.compile backend (default: inductor on cuda, aot_eager on cpu)")
+    verify.add_argument("--sizes", type=_sizes, default=(2, 3, 5, 1, 0, 8), help="sizes to sweep (default 2,3,5,1,0,8)")
+    verify.add_argument("--verify-timeout", type=float, default=120.0, metavar="SECONDS", help="per-function limit (default 120)")
+    verify.add_argument("--verify-strict", action="store_true", help="also fail on UNVERIFIABLE findings")
+    if not any(a.dest == "jobs" for a in parser._actions):
+        verify.add_argument("--jobs", type=int, default=1, help="verify worker processes (default 1)")
     parser.add_argument("--version", action="version", version=f"zlint {__version__}")
     return parser
 
@@ -71,6 +112,21 @@ def _print_rule(argv: Sequence[str]) -> int:
     return EXIT_CLEAN
 
 
+def _clean(argv: Sequence[str]) -> int:
+    """``zlint clean [--cache-dir DIR]``: remove the result cache."""
+    if argv[:1] == ["--cache-dir"] and len(argv) == 2:
+        directory = argv[1]
+    elif not argv:
+        directory = default_cache_dir()
+    else:
+        return _error("usage: zlint clean [--cache-dir DIR]")
+    try:
+        print(f"zlint: {clean(directory)}", file=sys.stderr)
+    except OSError as exc:
+        return _error(str(exc))
+    return EXIT_CLEAN
+
+
 def _error(message: str) -> int:
     print(f"zlint: error: {message}", file=sys.stderr)
     return EXIT_ERROR
@@ -83,34 +139,99 @@ def check(args: argparse.Namespace) -> int:
             registry.expand_all(value or ())
     except registry.UnknownSelector as exc:
         return _error(str(exc))
+    overrides["compiled_only"] = args.compiled_only
     resolver = SettingsResolver(overrides)
+    fixer = FixSession(args.unsafe_fixes, args.diff) if args.fix or args.diff else None
 
     diagnostics: list[Diagnostic] = []
     errors: list[FileError] = []
-    files = 0
+    files: list[str] = []
+    linted: list = []  # (path, settings): what --verify needs
+    # without --fix, files are linted after discovery (cached, in parallel); errors keep their order
+    deferred: list[FileError | int] | None = None if fixer else []
     try:
         for item in discover(args.paths or ["."], resolver):
             if isinstance(item, PathProblem):
-                errors.append(FileError(item.path, item.reason))
+                problem = FileError(item.path, item.reason)
+                errors.append(problem) if deferred is None else deferred.append(problem)
                 continue
-            files += 1
-            result = lint_file(item.path, item.settings)
+            files.append(item.path)
+            linted.append((item.path, item.settings))
+            if deferred is not None:
+                deferred.append(len(linted) - 1)
+                continue
+            result = fixer.lint(item.path, item.settings)
             diagnostics.extend(result.diagnostics)
             if result.error is not None:
                 errors.append(result.error)
     except ConfigError as exc:
         return _error(f"{exc.path}: {exc}")
+    if deferred is not None:
+        cache = None if args.no_cache else Cache(args.cache_dir or default_cache_dir(), full_path_default())
+        results = lint_files(linted, args.jobs, cache)
+        for entry in deferred:
+            if isinstance(entry, FileError):
+                errors.append(entry)
+                continue
+            diagnostics.extend(results[entry].diagnostics)
+            if results[entry].error is not None:
+                errors.append(results[entry].error)
 
     diagnostics.sort()
-    out = statistics(diagnostics) if args.statistics else write_report(args.format, diagnostics)
-    sys.stdout.write(out)
+    if fixer is not None and args.diff:  # the diff is the output; nothing is written
+        sys.stdout.write("".join(fixer.diffs))
+        for error in errors:
+            print(f"zlint: error: {error}", file=sys.stderr)
+        print(fixer.summary(), file=sys.stderr)
+        return EXIT_ERROR if errors else (EXIT_FINDINGS if fixer.diffs else EXIT_CLEAN)
+    if fixer is not None:
+        print(fixer.summary(), file=sys.stderr)
+    if args.baseline and args.write_baseline:
+        return _error("--baseline and --write-baseline cannot be combined")
+    try:
+        adoption = adopt(
+            diagnostics,
+            baseline=args.baseline,
+            write_baseline_to=args.write_baseline,
+            add_noqa_comments=args.add_noqa,
+        )
+    except BaselineError as exc:
+        return _error(str(exc))
+    diagnostics = adoption.diagnostics
+    errors.extend(adoption.errors)
+    for note in adoption.notes:
+        print(f"zlint: {note}", file=sys.stderr)
+
+    if args.verify:  # zlint.verify (and through it torch, in workers) only under --verify
+        from zlint.verify.runner import run_from_cli
+
+        verified = run_from_cli(args, diagnostics, linted)
+        if isinstance(verified, str):
+            return _error(verified)
+        diagnostics = verified
+
+    run = Run(tuple(files), tuple(errors))
+    out = statistics(diagnostics) if args.statistics else write_report(args.format, diagnostics, run)
+    if args.output_file:
+        try:
+            atomic_write(args.output_file, out.encode("utf-8"))
+        except OSError as exc:
+            return _error(f"{args.output_file}: cannot write: {exc.strerror or exc}")
+    else:
+        sys.stdout.write(out)
     for error in errors:
         print(f"zlint: error: {error}", file=sys.stderr)
     if args.format == "text" and not args.statistics:
         noun = "finding" if len(diagnostics) == 1 else "findings"
-        print(f"Found {len(diagnostics)} {noun} in {files} file{'s' if files != 1 else ''}.", file=sys.stderr)
+        n = len(files)
+        print(f"Found {len(diagnostics)} {noun} in {n} file{'s' if n != 1 else ''}.", file=sys.stderr)
     if errors:
         return EXIT_ERROR
+    if args.verify:  # CONFIRMED (or a mismatch) fails; NOT OBSERVED alone does not
+        from zlint.verify.runner import fails
+
+        failing = [d for d in diagnostics if fails(d, args.verify_strict)]
+        return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
     return EXIT_FINDINGS if diagnostics and not args.exit_zero else EXIT_CLEAN
 
 
@@ -121,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _print_rules()
         if argv[:1] == ["rule"]:
             return _print_rule(argv[1:])
+        if argv[:1] == ["clean"]:
+            return _clean(argv[1:])
         if argv[:1] == ["check"]:
             argv = argv[1:]
         return check(build_parser().parse_args(argv))

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zlint.fixes import Fix
 
 
 @dataclass(frozen=True, order=True)
@@ -19,10 +23,17 @@ class Diagnostic:
     end_column: int = field(compare=False, default=0)
     #: Qualified name of the enclosing function (``Pooler.forward``), None at module level.
     function: str | None = field(compare=False, default=None)
+    #: True when the finding sits in code this file compiles (see zlint.facts.compiled_scope)
+    compiled: bool = field(compare=False, default=False)
+    #: an edit that resolves the finding (applied by --fix), if the rule offers one
+    fix: Fix | None = field(compare=False, default=None)
+    #: what ``--verify`` observed: ``status`` (CONFIRMED / NOT OBSERVED / UNVERIFIABLE), ``mode``,
+    #: ``evidence`` (kind, mode, line, sizes, detail), ``reason``; None without --verify
+    verify: dict | None = field(compare=False, default=None)
 
     def to_dict(self) -> dict:
         """The JSON shape, close to Ruff's: 1-based rows and columns."""
-        return {
+        data = {
             "code": self.code,
             "name": self.name,
             "message": self.message,
@@ -30,8 +41,13 @@ class Diagnostic:
             "location": {"row": self.line, "column": self.column + 1},
             "end_location": {"row": self.end_line, "column": self.end_column + 1},
             "function": self.function,
+            "compiled_scope": self.compiled,
+            "fix": self.fix.to_dict() if self.fix is not None else None,
             "url": f"rules/{self.code}-{self.name}.md",
         }
+        if self.verify is not None:
+            data["verify"] = self.verify
+        return data
 
 
 @dataclass(frozen=True)

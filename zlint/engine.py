@@ -2,26 +2,45 @@
 
 Per file: decode, check syntax, parse once with LibCST, compute the shared size facts once, and
 run every enabled rule in one batched traversal; then apply ``# noqa``.
+
+The fast path (:mod:`zlint.prepass`) first decides from the ``ast`` and the text which code the
+enabled rules need, and parses only that with LibCST (or nothing); positions are resolved only
+for files with findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) parses every file whole,
+the plain reference the fast path must equal (``benchmarks/run.py --check`` compares them).
 """
 
 from __future__ import annotations
 
 import ast
+import codecs
+import dataclasses
+import functools
 import io
+import os
 import tokenize
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
 
-from zlint import noqa, registry
+from zlint import noqa, prepass, registry
+from zlint.batched import FastWrapper, visit_batched
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.facts.imports import ImportMap
 from zlint.facts.size_facts import SizeFactsProvider
 from zlint.rules.base import FileContext, Rule, ScopeTracker
 from zlint.settings import Settings
+from zlint.source import (
+    MAX_FILE_BYTES,
+    MAX_NESTING,
+    UnreadableFile,
+    caused_by_recursion,
+    exception_summary,
+    nesting_depth,
+    read_regular_file,
+    too_large,
+)
 
 
 @dataclass
@@ -37,12 +56,19 @@ class SourceError(Exception):
 
 def decode_source(data: bytes) -> str:
     """Decode like Python does (BOM, PEP 263 cookie, default UTF-8), with one-line errors."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # say why, not "null bytes" (issue 7)
+        raise SourceError(
+            "UTF-16 or UTF-32 (byte order mark at offset 0): Python source must be UTF-8 or declare its encoding"
+        )
     if b"\x00" in data:
         raise SourceError("source contains null bytes")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise SourceError(f"cannot decode: {exc.msg if hasattr(exc, 'msg') else exc}") from None
+        if "unknown encoding" in str(exc):
+            raise SourceError(str(exc)) from None
+        # no cookie and the first lines are not UTF-8: let the decode below say where
+        encoding = "utf-8"
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
@@ -53,10 +79,10 @@ def decode_source(data: bytes) -> str:
     return text.removeprefix("\ufeff")
 
 
-def check_syntax(text: str, path: str) -> None:
-    """Raise SourceError with Python's own message for invalid syntax."""
+def check_syntax(text: str, path: str) -> ast.Module:
+    """Raise SourceError with Python's own message for invalid syntax; return the ``ast``."""
     try:
-        ast.parse(text, filename=path)
+        return ast.parse(text, filename=path)
     except SyntaxError as exc:
         where = f"{exc.lineno}:{(exc.offset or 1)}" if exc.lineno else "?"
         raise SourceError(f"syntax error at {where}: {exc.msg}") from None
@@ -76,26 +102,131 @@ def _failing_rule(exc: BaseException) -> str:
     return code
 
 
-def run_rules(module: cst.Module, path: str, rules: list[type[Rule]]) -> list[Diagnostic]:
+def _never_raises(lint):
+    """Issue 7: whatever fails inside, linting a file ends in a FileResult, never an exception
+    that would take the other files down; the error names what failed, on one line."""
+
+    @functools.wraps(lint)
+    def guarded(source, path="<string>", *args, **kwargs) -> FileResult:
+        try:
+            return lint(source, path, *args, **kwargs)
+        except MemoryError:
+            return FileResult(path, error=FileError(path, "out of memory"))
+        except Exception as exc:
+            reason = "too deeply nested to analyse" if caused_by_recursion(exc) else (
+                f"internal error in {_failing_rule(exc)}: {exception_summary(exc)} (please report)"
+            )
+            return FileResult(path, error=FileError(path, reason))
+
+    return guarded
+
+
+def run_rules(
+    module: cst.Module, path: str, rules: list[type[Rule]], settings: Settings | None = None
+) -> list[Diagnostic]:
     """Run ``rules`` over a parsed module in one batched traversal."""
     imports = ImportMap()
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True, cache={SizeFactsProvider: imports})
-    context = FileContext(path=path, module=module, imports=imports)
+    wrapper = FastWrapper(module, unsafe_skip_copy=True, cache={SizeFactsProvider: imports})
+    context = FileContext(path=path, module=module, imports=imports, settings=settings, wrapper=wrapper)
     visitors: list[cst.BatchableCSTVisitor] = [ScopeTracker(context)]
     visitors.extend(rule(context) for rule in rules)
-    wrapper.visit_batched(visitors)
+    visit_batched(wrapper, visitors)
     return context.diagnostics
 
 
-def lint_source(source: str | bytes, path: str = "<string>", settings: Settings | None = None) -> FileResult:
-    """Lint one file's contents. Never raises for bad input: problems come back as ``error``."""
+def full_path_default() -> bool:
+    """True when ``ZLINT_FULL_PATH`` asks for the plain whole-file path (for comparisons)."""
+    return os.environ.get("ZLINT_FULL_PATH", "") not in ("", "0")
+
+
+class _Fallback(Exception):
+    """The reduced module cannot be used for this file: lint the whole file instead."""
+
+
+def _parse_and_run(
+    text: str, path: str, rules: list[type[Rule]], settings: Settings, reduced: bool
+) -> list[Diagnostic] | FileError:
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        if reduced:
+            raise _Fallback from None
+        return FileError(path, f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {exc.message}")
+    except (RecursionError, MemoryError):
+        if reduced:
+            raise _Fallback from None
+        return FileError(path, "too deeply nested to parse")
+    try:
+        return run_rules(module, path, rules, settings)
+    except RecursionError:
+        if reduced:
+            raise _Fallback from None
+        return FileError(path, "too deeply nested to analyse")
+    except Exception as exc:  # a bug in a rule must not take the other files down
+        if reduced:
+            raise _Fallback from None
+        if caused_by_recursion(exc):  # LibCST can turn a RecursionError into a KeyError (issue 7)
+            return FileError(path, "too deeply nested to analyse")
+        # exception_summary: one short line, even when str(exc) itself fails (issue 7)
+        return FileError(path, f"internal error in {_failing_rule(exc)}: {exception_summary(exc)} (please report)")
+
+
+def _map_back(diagnostics: list[Diagnostic], line_map: tuple[int, ...]) -> list[Diagnostic]:
+    """Move positions in a reduced module back to the file's lines (columns are unchanged)."""
+
+    def start(line: int) -> int:
+        if not 0 < line <= len(line_map):
+            raise _Fallback
+        return line_map[line - 1]
+
+    def end(line: int, column: int) -> int:
+        # an end at column 0 sits just after the previous line's newline
+        return start(line - 1) + 1 if column == 0 and line > 1 else start(line)
+
+    out = []
+    for diag in diagnostics:
+        fix = diag.fix
+        if fix is not None:
+            edits = tuple(
+                dataclasses.replace(e, line=start(e.line), end_line=end(e.end_line, e.end_column))
+                for e in fix.edits
+            )
+            fix = dataclasses.replace(fix, edits=edits)
+        out.append(
+            dataclasses.replace(
+                diag,
+                line=start(diag.line),
+                end_line=end(diag.end_line, diag.end_column) if diag.end_line else diag.end_line,
+                fix=fix,
+            )
+        )
+    return out
+
+
+@_never_raises
+def lint_source(
+    source: str | bytes,
+    path: str = "<string>",
+    settings: Settings | None = None,
+    full_path: bool | None = None,
+) -> FileResult:
+    """Lint one file's contents. Never raises for bad input: problems come back as ``error``.
+
+    ``full_path``: parse the whole file with LibCST, skipping the fast path's pre-pass (default:
+    the ``ZLINT_FULL_PATH`` environment variable); the findings are the same either way.
+    """
     settings = settings or Settings()
     result = FileResult(path)
     try:
+        if len(source) > MAX_FILE_BYTES:  # bounded time and memory (issue 7)
+            raise SourceError(too_large(len(source)))
         text = decode_source(source) if isinstance(source, bytes) else source
         if "\x00" in text:
             raise SourceError("source contains null bytes")
-        check_syntax(text, path)
+        tree = check_syntax(text, path)
+        # LibCST's native parser segfaults on very deep nesting that ``ast`` accepts (issue 7)
+        if nesting_depth(tree, text) > MAX_NESTING:
+            raise SourceError(f"too deeply nested to lint (more than {MAX_NESTING} levels)")
     except SourceError as exc:
         result.error = FileError(path, str(exc))
         return result
@@ -108,36 +239,53 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
     if not rules:
         return result
 
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        result.error = FileError(path, f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {exc.message}")
+    if full_path if full_path is not None else full_path_default():
+        outcome = _parse_and_run(text, path, rules, settings, reduced=False)
+    else:
+        outcome = _fast_path(text, tree, path, rules, settings)
+    if isinstance(outcome, FileError):
+        result.error = outcome
         return result
-    except (RecursionError, MemoryError):
-        result.error = FileError(path, "too deeply nested to parse")
-        return result
+    diagnostics = outcome
 
-    try:
-        diagnostics = run_rules(module, path, rules)
-    except RecursionError:
-        result.error = FileError(path, "too deeply nested to analyse")
-        return result
-    except Exception as exc:  # a bug in a rule must not take the other files down
-        result.error = FileError(
-            path, f"internal error in {_failing_rule(exc)}: {type(exc).__name__}: {exc} (please report)"
-        )
-        return result
-
-    lines = text.splitlines()
-    result.diagnostics = sorted(noqa.filter_suppressed(diagnostics, lines))
+    lines = noqa.physical_lines(text)
+    kept = noqa.filter_suppressed(diagnostics, lines)
+    if noqa.UNUSED_NOQA_CODE in codes:  # opt-in: needs the findings from before suppression
+        unused = noqa.unused_noqa(text, path, diagnostics, codes, registry.RULES_BY_CODE)
+        kept.extend(noqa.filter_suppressed(unused, lines))
+    if settings.compiled_only:  # meta findings (ZL9xx) are about comments, not code: keep them
+        kept = [d for d in kept if d.compiled or d.code.startswith("ZL9")]
+    result.diagnostics = sorted(kept)
     return result
 
 
-def lint_file(path: str | Path, settings: Settings | None = None) -> FileResult:
-    """Read and lint one file."""
+def _fast_path(
+    text: str, tree: ast.Module, path: str, rules: list[type[Rule]], settings: Settings
+) -> list[Diagnostic] | FileError:
+    """Lint only what the enabled rules need (see :mod:`zlint.prepass`)."""
+    try:
+        plan = prepass.plan(text, tree, rules)
+    except RecursionError:  # a pathological nesting depth: let the full path report it
+        return _parse_and_run(text, path, rules, settings, reduced=False)
+    if not plan.rules:
+        return []
+    if not plan.reduced:
+        return _parse_and_run(text, path, list(plan.rules), settings, reduced=False)
+    try:
+        found = _parse_and_run(plan.source, path, list(plan.rules), settings, reduced=True)
+        assert not isinstance(found, FileError)
+        return _map_back(found, plan.line_map)
+    except _Fallback:
+        return _parse_and_run(text, path, rules, settings, reduced=False)
+
+
+def read_source(path: str | Path) -> bytes | FileResult:
+    """A file's bytes, or a FileResult with the one-line reason it cannot be read."""
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        return read_regular_file(path)  # never blocks on a FIFO (issue 7)
+    except UnreadableFile as exc:
+        return FileResult(name, error=FileError(name, str(exc)))
     except IsADirectoryError:
         return FileResult(name, error=FileError(name, "is a directory"))
     except FileNotFoundError:
@@ -146,4 +294,11 @@ def lint_file(path: str | Path, settings: Settings | None = None) -> FileResult:
         return FileResult(name, error=FileError(name, "permission denied"))
     except OSError as exc:
         return FileResult(name, error=FileError(name, f"cannot read: {exc.strerror or exc}"))
-    return lint_source(data, name, settings)
+
+
+def lint_file(path: str | Path, settings: Settings | None = None) -> FileResult:
+    """Read and lint one file."""
+    data = read_source(path)
+    if isinstance(data, FileResult):
+        return data
+    return lint_source(data, str(path), settings)

@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from zlint import registry
+from zlint.torch_versions import TorchVersionError, validate_torch_version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,6 +45,13 @@ class Settings:
     root: Path | None = None
     #: the pyproject.toml the settings came from, if any
     config_path: Path | None = None
+    #: report only findings in compiled code (zlint.facts.compiled_scope)
+    compiled_only: bool = False
+    #: dim names (jaxtyping-style annotations) declared dynamic / static by the user
+    dynamic_dims: tuple[str, ...] = ()
+    static_dims: tuple[str, ...] = ()
+    #: the torch version rules target ("2.13.0"); None: the installed torch (zlint.torch_versions)
+    torch_version: str | None = None
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -108,6 +116,8 @@ _LIST_KEYS = {
     "extend-select": "extend_select",
     "ignore": "ignore",
     "exclude": "exclude",
+    "dynamic-dims": "dynamic_dims",
+    "static-dims": "static_dims",
 }
 
 
@@ -123,6 +133,18 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
     for key, value in table.items():
         if key in _LIST_KEYS:
             kwargs[_LIST_KEYS[key]] = _str_list(path, key, value)
+        elif key == "compiled-only":
+            if not isinstance(value, bool):
+                raise ConfigError(path, "[tool.zlint] compiled-only must be true or false")
+            kwargs["compiled_only"] = value
+        elif key == "torch-version":
+            try:
+                kwargs["torch_version"] = validate_torch_version(value)
+            except TorchVersionError as exc:
+                raise ConfigError(path, f"[tool.zlint] {exc}") from None
+        elif key == "verify":  # [tool.zlint.verify]: read by zlint.verify.runner under --verify
+            if not isinstance(value, dict) or set(value) - {"examples"}:
+                raise ConfigError(path, "[tool.zlint.verify] is a table whose only key is examples")
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(path, "[tool.zlint] per-file-ignores must be a table of pattern = [codes]")
@@ -131,7 +153,7 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
                 for pattern, codes in value.items()
             )
         else:
-            known = ", ".join(sorted([*_LIST_KEYS, "per-file-ignores"]))
+            known = ", ".join(sorted([*_LIST_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify"]))
             raise ConfigError(path, f"unknown key {key!r} in [tool.zlint] (known: {known})")
     try:
         return Settings(**kwargs)

@@ -16,7 +16,19 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
+from zlint.batched import visit
 from zlint.facts.imports import ImportMap
+from zlint.facts.values import (
+    DIM_TUPLE_RESULTS,
+    MASK_FUNCTIONS,
+    MASK_METHODS,
+    container_attributes,
+    is_container_value,
+    requests_bool,
+    returns_tensor,
+    returns_tuple_by_flag,
+    TUPLE_RESULTS,
+)
 
 
 class Kind(enum.Enum):
@@ -25,6 +37,7 @@ class Kind(enum.Enum):
     RANK = "rank"  # static: x.dim(), x.ndim, len(x.shape)
     TENSOR = "tensor"
     PREDICATE = "predicate"  # a bool computed by comparing sizes
+    CONTAINER = "container"  # a Python dict/list/set: indexing it with a size needs a concrete int
 
 
 class Versus(enum.Enum):
@@ -33,6 +46,7 @@ class Versus(enum.Enum):
     ZERO_ONE = "0 or 1"
     CONSTANT = "a constant"
     SIZE = "another size"
+    DIVISIBILITY = "a divisor"  # n % k == 0
 
 
 @dataclass(frozen=True)
@@ -44,12 +58,24 @@ class Fact:
     versus: frozenset[Versus] = frozenset()
     #: the literal constants a size is compared with (for messages)
     constants: tuple[str, ...] = ()
+    #: TENSOR: known to hold bools (``x > 0``, ``m.bool()``): indexing with it is data-dependent
+    boolean: bool = False
 
+
+#: Fast path (zlint/prepass.py): no expression is a SIZE or SHAPE (nor a size bool) unless one
+#: of these words occurs in its function or in the module-level code. Keep in step with the
+#: sources of sizes below (.size()/.shape/.numel()/.nelement()/len()/torch.numel).
+SIZE_WORDS = frozenset({"size", "shape", "numel", "nelement", "len"})
+#: Likewise for TENSOR facts (and masks): they all come from names qualified through a torch
+#: import, or from a "Tensor"/"torch.Tensor" string annotation.
+TENSOR_WORDS = frozenset({"torch", "Tensor"})
 
 SIZE = Fact(Kind.SIZE)
 SHAPE = Fact(Kind.SHAPE)
 RANK = Fact(Kind.RANK)
 TENSOR = Fact(Kind.TENSOR)
+MASK = Fact(Kind.TENSOR, boolean=True)
+CONTAINER = Fact(Kind.CONTAINER)
 
 TENSOR_TYPES = frozenset(
     {
@@ -84,6 +110,14 @@ NON_TENSOR_TORCH = frozenset(
         "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite",
     }
 )
+# Tensor methods that keep a mask a mask.
+MASK_PRESERVING_METHODS = frozenset(
+    {
+        "flatten", "view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as", "transpose",
+        "permute", "contiguous", "clone", "detach", "cuda", "cpu", "repeat", "index_select",
+        "logical_not", "logical_and", "logical_or", "narrow", "select", "masked_fill", "flip",
+    }
+)
 SIZE_PRESERVING_BUILTINS = frozenset({"int", "round", "abs", "math.ceil", "math.floor", "math.sqrt"})
 TENSOR_EVIDENCE_ATTRS = frozenset({"shape", "ndim", "dtype", "device"})
 TENSOR_EVIDENCE_METHODS = frozenset({"size", "numel", "nelement", "dim", "view", "reshape"})
@@ -113,11 +147,28 @@ class _TensorEvidence(cst.CSTVisitor):
 
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self._containers: set[str] = set()
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if isinstance(node.value, cst.Name):
             if node.attr.value in TENSOR_EVIDENCE_ATTRS or node.attr.value in TENSOR_EVIDENCE_METHODS:
                 self.names.add(node.value.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # `isinstance(input, list)`: the name may hold a Python container, so len() of it
+        # is not known to be a size
+        if isinstance(node.func, cst.Name) and node.func.value == "isinstance" and len(node.args) == 2:
+            target, types = node.args[0].value, node.args[1].value
+            names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+            if isinstance(target, cst.Name) and any(
+                isinstance(n, cst.Name) and n.value in {"list", "tuple", "dict", "set", "List", "Tuple", "Sequence"}
+                for n in names
+            ):
+                self._containers.add(target.value)
+
+    @property
+    def tensor_names(self) -> set[str]:
+        return self.names - self._containers
 
 
 class SizeFactsProvider(BatchableMetadataProvider[Fact]):
@@ -141,6 +192,8 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         self._functions: list[cst.FunctionDef | cst.Lambda] = []
         self._evidence: dict[int, set[str]] = {}
         self._facts: dict[int, Fact] = {}
+        #: per enclosing class: its self.<attr> names that hold Python containers
+        self._container_attrs: list[frozenset[str]] = []
 
     # -- helpers -------------------------------------------------------------------------
     def fact(self, node: cst.CSTNode) -> Fact | None:
@@ -162,8 +215,8 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         names = self._evidence.get(id(func))
         if names is None:
             scan = _TensorEvidence()
-            func.body.visit(scan)
-            names = self._evidence[id(func)] = scan.names
+            visit(func.body, scan)  # zlint.batched.visit: no node rebuilding
+            names = self._evidence[id(func)] = scan.tensor_names
         return name in names
 
     def is_tensor_annotation(self, ann: cst.BaseExpression) -> bool:
@@ -214,13 +267,22 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self.imports.add_import_from(node)
 
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._container_attrs.append(container_attributes(node, self.imports.qualify))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._container_attrs.pop()
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._env = self._env.new_child()
         self._functions.append(node)
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             tensor = param.annotation is not None and self.is_tensor_annotation(param.annotation.annotation)
-            self._env[param.name.value] = TENSOR if tensor else None
+            if tensor and self.imports.qualify(param.annotation.annotation) == "torch.BoolTensor":
+                self._env[param.name.value] = MASK
+            else:
+                self._env[param.name.value] = TENSOR if tensor else None
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self._env[star.name.value] = None
@@ -283,9 +345,55 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
             self._kind(original_node.value) is Kind.TENSOR
         ):
             self._set(original_node, TENSOR)
+        elif (
+            self._container_attrs
+            and isinstance(original_node.value, cst.Name)
+            and original_node.value.value == "self"
+            and attr in self._container_attrs[-1]
+        ):
+            self._set(original_node, CONTAINER)
+
+    def leave_Dict(self, original_node: cst.Dict) -> None:
+        self._set(original_node, CONTAINER)
+
+    def leave_List(self, original_node: cst.List) -> None:
+        self._set(original_node, CONTAINER)
+
+    def leave_Set(self, original_node: cst.Set) -> None:
+        self._set(original_node, CONTAINER)
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self._set(original_node, CONTAINER)
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self._set(original_node, CONTAINER)
 
     def leave_Call(self, original_node: cst.Call) -> None:
-        self._set(original_node, self._call_fact(original_node))
+        fact = self._call_fact(original_node)
+        if fact is TENSOR and self._is_mask_call(original_node):
+            fact = MASK
+        elif fact is None and is_container_value(original_node, self.imports.qualify):
+            fact = CONTAINER
+        self._set(original_node, fact)
+
+    def _is_mask_call(self, node: cst.Call) -> bool:
+        """A tensor-valued call that yields bools: ``torch.isnan(x)``, ``x.gt(0)``, ``x.bool()``."""
+        if requests_bool(node, self.imports.qualify):
+            return True
+        func = node.func
+        qual = self.imports.qualify(func)
+        if qual is not None and qual.startswith("torch."):
+            return qual.rsplit(".", 1)[-1] in MASK_FUNCTIONS
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in MASK_METHODS:
+                return True
+            if method in {"any", "all"}:  # x.any(dim) keeps a bool tensor
+                return True
+            # ops that keep the dtype of a mask: m[...], ~m, m.flatten(), m.view(...)
+            receiver = self.fact(func.value)
+            return receiver is not None and receiver.boolean and method in MASK_PRESERVING_METHODS
+        return False
 
     def _call_fact(self, node: cst.Call) -> Fact | None:
         func, args = node.func, node.args
@@ -312,6 +420,9 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                 last = qual.rsplit(".", 1)[-1]
                 if last in NON_TENSOR_TORCH or last[:1].isupper() or qual.startswith("torch._"):
                     return None
+                # torch.cuda.is_available(), torch.jit.is_tracing(): runtime state, not tensors
+                if not returns_tensor(qual) or self._returns_tuple(last, positional, node):
+                    return None
                 return TENSOR
             return None
         if isinstance(func, cst.Name):
@@ -334,9 +445,27 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                     return SIZE
             return None
         if isinstance(func, cst.Attribute) and self._kind(func.value) is Kind.TENSOR:
-            if func.attr.value not in NON_TENSOR_METHODS:
-                return TENSOR
+            method = func.attr.value
+            # x.is_pinned(), x.is_shared(): metadata, not tensors
+            if method not in NON_TENSOR_METHODS and not method.startswith("is_"):
+                return None if self._returns_tuple(method, positional, node) else TENSOR
         return None
+
+    def _returns_tuple(self, name: str, positional: list[cst.Arg], node: cst.Call) -> bool:
+        """``x.topk(k)``, ``x.max(dim=1)``, ``torch.sort(x)``: a tuple of tensors, not a tensor."""
+        if name in TUPLE_RESULTS or returns_tuple_by_flag(node):
+            return True
+        if name == "where" and len(node.args) == 1:  # torch.where(cond): a tuple of index tensors
+            return True
+        if name not in DIM_TUPLE_RESULTS:
+            return False
+        if any(a.keyword is not None and a.keyword.value == "dim" for a in node.args):
+            return True
+        # x.max(1) reduces over a dim; x.max(y) is elementwise (and torch.max(x, 1) likewise)
+        others = positional[1:] if not isinstance(node.func, cst.Attribute) or (
+            self.imports.qualify(node.func) or ""
+        ).startswith("torch.") else positional
+        return bool(others) and self._kind(others[0].value) is not Kind.TENSOR
 
     def leave_Subscript(self, original_node: cst.Subscript) -> None:
         kind = self._kind(original_node.value)
@@ -344,12 +473,18 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
             index = original_node.slice[0].slice
             self._set(original_node, SIZE if isinstance(index, cst.Index) else SHAPE)
         elif kind is Kind.TENSOR:
-            self._set(original_node, TENSOR)
+            # indexing a mask keeps a mask (m[:, 0]); indexing with a mask selects
+            self._set(original_node, self.fact(original_node.value))
 
     def leave_BinaryOperation(self, original_node: cst.BinaryOperation) -> None:
         left, right = self.fact(original_node.left), self.fact(original_node.right)
         if isinstance(original_node.operator, cst.MatrixMultiply):
             self._set(original_node, TENSOR if left or right else None)
+            return
+        if isinstance(original_node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and any(
+            f is not None and f.boolean for f in (left, right)
+        ):
+            self._set(original_node, MASK)  # mask & other_mask
             return
         if isinstance(original_node.operator, cst.Add) and (
             (left and left.kind is Kind.SHAPE) or (right and right.kind is Kind.SHAPE)
@@ -414,6 +549,13 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                     constants=tuple(constants),
                 ),
             )
+        elif self._compares_tensor(original_node):
+            self._set(original_node, MASK)  # x > 0 on a tensor is an elementwise bool tensor
+
+    def _compares_tensor(self, node: cst.Comparison) -> bool:
+        operands = [node.left, *(t.comparator for t in node.comparisons)]
+        ops_ok = all(isinstance(t.operator, COMPARISON_OPS) for t in node.comparisons)
+        return ops_ok and any(self._kind(o) is Kind.TENSOR for o in operands)
 
     def _compare(
         self, left: cst.BaseExpression, op: cst.BaseCompOp, right: cst.BaseExpression
@@ -432,14 +574,21 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         sized = {Kind.SIZE, Kind.SHAPE}
         if lk in sized and rk in sized:
             return Versus.SIZE, None
-        for mine, other, other_node in ((lk, rk, right), (rk, lk, left)):
+        for mine, own_node, other_node in ((lk, left, right), (rk, right, left)):
             if mine is Kind.SIZE:
                 value = _int_literal(other_node)
                 if value is not None:
+                    if value == 0 and _is_modulo(own_node):
+                        # `h % ph == 0` guards divisibility (Eq(Mod(s0, k), 0)), not a 0/1 size
+                        return Versus.DIVISIBILITY, None
                     return (Versus.ZERO_ONE if value in (0, 1) else Versus.CONSTANT), str(value)
             if mine is Kind.SHAPE and isinstance(other_node, (cst.Tuple, cst.List)):
                 return Versus.CONSTANT, None
         return None
+
+
+def _is_modulo(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

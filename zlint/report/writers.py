@@ -1,4 +1,5 @@
-"""Output formats. Each writer takes every diagnostic of the run and returns the text to print."""
+"""Output formats. Each writer takes every diagnostic of the run (and the :class:`Run` around it:
+the files linted, the files that failed) and returns the text to print."""
 
 from __future__ import annotations
 
@@ -7,14 +8,22 @@ from collections import Counter
 from collections.abc import Callable
 
 from zlint.diagnostics import Diagnostic
+from zlint.report.github import github
+from zlint.report.junit import junit
+from zlint.report.run import Run
+from zlint.report.sarif import sarif
+from zlint.report.verify_text import evidence_lines, status_suffix
 
 
-def text(diagnostics: list[Diagnostic]) -> str:
+def text(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
     """``path:line:col: CODE message`` (1-based columns, like Ruff and flake8)."""
-    return "".join(f"{d.path}:{d.line}:{d.column + 1}: {d.code} {d.message}\n" for d in diagnostics)
+    return "".join(
+        f"{d.path}:{d.line}:{d.column + 1}: {d.code} {d.message}{status_suffix(d)}\n{evidence_lines(d)}"
+        for d in diagnostics
+    )
 
 
-def json_(diagnostics: list[Diagnostic]) -> str:
+def json_(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
     return json.dumps([d.to_dict() for d in diagnostics], indent=2) + "\n"
 
 
@@ -26,8 +35,31 @@ def statistics(diagnostics: list[Diagnostic]) -> str:
     return "".join(f"{n:>{width}}\t{code}\t{name}\n" for (code, name), n in rows)
 
 
-FORMATS: dict[str, Callable[[list[Diagnostic]], str]] = {"text": text, "json": json_}
+def grouped(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
+    """Findings under a heading per file, like Ruff's ``grouped`` format."""
+    out: list[str] = []
+    current = None
+    for d in diagnostics:
+        if d.path != current:
+            if current is not None:
+                out.append("\n")
+            current = d.path
+            out.append(f"{d.path}:\n")
+        out.append(f"  {d.line}:{d.column + 1} {d.code} {d.message}\n")
+    return "".join(out)
 
 
-def write_report(fmt: str, diagnostics: list[Diagnostic]) -> str:
-    return FORMATS[fmt](diagnostics)
+Writer = Callable[[list[Diagnostic], "Run | None"], str]
+FORMATS: dict[str, Writer] = {
+    "text": text,
+    "concise": text,  # Ruff's name for one line per finding
+    "grouped": grouped,
+    "json": json_,
+    "sarif": sarif,
+    "github": github,
+    "junit": junit,
+}
+
+
+def write_report(fmt: str, diagnostics: list[Diagnostic], run: Run | None = None) -> str:
+    return FORMATS[fmt](diagnostics, run)

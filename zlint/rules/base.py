@@ -6,17 +6,26 @@ metadata (never re-deriving them), and calls :meth:`Rule.report` on the narrowes
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
-from libcst.metadata import PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from zlint.diagnostics import Diagnostic
+from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
+from zlint.facts.dynamic_dims import StaticDims
 from zlint.facts.imports import ImportMap
 from zlint.facts.size_facts import Fact, SizeFactsProvider
 
+if TYPE_CHECKING:
+    from zlint.fixes import Fix
+    from zlint.settings import Settings
+
 MAX_SNIPPET = 48
+_NO_DEFAULT = object()
 
 
 @dataclass
@@ -29,10 +38,46 @@ class FileContext:
     #: qualified names of the enclosing classes/functions, maintained by :class:`ScopeTracker`
     scope: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    settings: Settings | None = None
+    #: the enclosing FunctionDef nodes, innermost last (maintained by ScopeTracker)
+    functions: list[cst.FunctionDef] = field(default_factory=list)
+    _static_dims: dict[int, StaticDims] = field(default_factory=dict, repr=False)
+    #: the module's MetadataWrapper and, once resolved, its positions (see :meth:`position`)
+    wrapper: MetadataWrapper | None = field(default=None, repr=False)
+    positions: Mapping[cst.CSTNode, CodeRange] | None = field(default=None, repr=False)
 
     @property
     def function(self) -> str | None:
         return ".".join(self.scope) if self.scope else None
+
+    @cached_property
+    def compiled_scope(self) -> CompiledScope:
+        """What this file compiles; computed on first use, once per file."""
+        return compute_compiled_scope(self.module)
+
+    def static_dims(self) -> StaticDims | None:
+        """What the innermost function's annotations and the settings say is static."""
+        if not self.functions:
+            return None
+        function = self.functions[-1]
+        found = self._static_dims.get(id(function))
+        if found is None:
+            settings = self.settings
+            found = self._static_dims[id(function)] = StaticDims(
+                function,
+                self.imports,
+                settings.dynamic_dims if settings else (),
+                settings.static_dims if settings else (),
+            )
+        return found
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        """The node's position; resolves PositionProvider over the module on first use."""
+        if self.positions is None:
+            if self.wrapper is None:
+                raise RuntimeError("FileContext.position needs the MetadataWrapper of the module")
+            self.positions = self.wrapper.resolve(PositionProvider)
+        return self.positions[node]
 
     def snippet(self, node: cst.CSTNode) -> str:
         text = " ".join(self.module.code_for_node(node).split())
@@ -54,9 +99,11 @@ class ScopeTracker(cst.BatchableCSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.context.scope.append(node.name.value)
+        self.context.functions.append(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.context.scope.pop()
+        self.context.functions.pop()
 
 
 class Rule(cst.BatchableCSTVisitor):
@@ -68,8 +115,15 @@ class Rule(cst.BatchableCSTVisitor):
     summary: ClassVar[str]
     #: False for opt-in rules, enabled only by an explicit --select/--extend-select
     default_enabled: ClassVar[bool] = True
+    #: Fast path (zlint/prepass.py). Words (identifiers, attribute names, keywords) without which
+    #: the rule cannot report anything in a file; None: unknown, the rule always sees the file.
+    trigger_words: ClassVar[frozenset[str] | None] = None
+    #: Fast path: True when each finding comes from the outermost def it lies in plus the
+    #: module-level code, and needs a trigger word there; then only such defs are parsed.
+    function_local: ClassVar[bool] = False
 
-    METADATA_DEPENDENCIES = (PositionProvider, SizeFactsProvider)
+    # PositionProvider is resolved lazily (see get_metadata): only files with findings pay for it
+    METADATA_DEPENDENCIES = (SizeFactsProvider,)
 
     def __init__(self, context: FileContext) -> None:
         super().__init__()
@@ -78,8 +132,18 @@ class Rule(cst.BatchableCSTVisitor):
     def fact(self, node: cst.CSTNode) -> Fact | None:
         return self.get_metadata(SizeFactsProvider, node, None)
 
-    def report(self, node: cst.CSTNode, message: str) -> None:
+    def get_metadata(self, key, node, default=_NO_DEFAULT):  # type: ignore[override]
+        # Positions cost ~2.5x the parse over a whole file and are needed only for reported
+        # nodes: computed on first use, once per file, unless the rule declared them itself.
+        if key is PositionProvider and PositionProvider not in self.metadata:
+            return self.context.position(node)
+        if default is _NO_DEFAULT:
+            return super().get_metadata(key, node)
+        return super().get_metadata(key, node, default)
+
+    def report(self, node: cst.CSTNode, message: str, fix: Fix | None = None) -> None:
         pos = self.get_metadata(PositionProvider, node)
+        function = self.context.function
         self.context.diagnostics.append(
             Diagnostic(
                 path=self.context.path,
@@ -90,6 +154,8 @@ class Rule(cst.BatchableCSTVisitor):
                 message=message,
                 end_line=pos.end.line,
                 end_column=pos.end.column,
-                function=self.context.function,
+                function=function,
+                compiled=self.context.compiled_scope.contains(function),
+                fix=fix,
             )
         )

@@ -43,7 +43,26 @@ class BranchRule(Rule):
 
     def _condition(self, expr: cst.BaseExpression, where: Where) -> None:
         for atom in condition_atoms(expr):
-            self.check_atom(atom, self.fact(atom), where)
+            fact = self.fact(atom)
+            if not self._static(atom, fact):
+                self.check_atom(atom, fact, where)
+
+    def _static(self, atom: cst.BaseExpression, fact: Fact | None) -> bool:
+        """Every size in the atom is a dim the annotations or settings declare static."""
+        if fact is None or fact.kind not in (Kind.SIZE, Kind.PREDICATE):
+            return False
+        dims = self.context.static_dims()
+        if dims is None or not dims.dims:
+            return False
+        if fact.kind is Kind.SIZE:
+            return dims.is_static(atom)
+        sizes = [
+            operand
+            for comparison in fact.sources
+            for operand in (comparison.left, *(t.comparator for t in comparison.comparisons))
+            if (self.fact(operand) or fact).kind is Kind.SIZE
+        ]
+        return bool(sizes) and all(dims.is_static(size) for size in sizes)
 
     def visit_If(self, node: cst.If) -> None:
         self._condition(node.test, Where.VALIDATION if only_raises(node.body) else Where.BRANCH)
@@ -62,13 +81,20 @@ class BranchRule(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.context.imports.qualify(node.func) or ""
-        if qual.startswith(SYMBOLIC_CHECKS):
+        if qual.startswith(SYMBOLIC_CHECKS) or _is_assertion(node.func):
             return
         for arg in node.args:
             fact = self.fact(arg.value)
             # only size bools: a plain size passed into an op is how sizes should be used
-            if fact is not None and fact.kind is Kind.PREDICATE:
+            if fact is not None and fact.kind is Kind.PREDICATE and not self._static(arg.value, fact):
                 self.check_atom(arg.value, fact, Where.ARGUMENT)
+
+
+def _is_assertion(func: cst.BaseExpression) -> bool:
+    """``_assert(cond, msg)``, ``check_shape(...)``, ``self.assertEqual(...)``: a validation
+    helper (timm's ``_assert`` wraps ``torch._assert``), not a bool passed on to an op."""
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name.lstrip("_").lower().startswith(("assert", "check"))
 
 
 def comparisons_of(atom: cst.BaseExpression, fact: Fact | None) -> tuple[cst.Comparison, ...]:

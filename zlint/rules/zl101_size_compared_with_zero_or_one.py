@@ -6,10 +6,13 @@ import libcst as cst
 
 from zlint.facts.size_facts import Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
+from zlint.facts.size_facts import SIZE_WORDS
 
 
 class SizeComparedWithZeroOrOne(BranchRule):
     code = "ZL101"
+    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
+    function_local = True
     name = "size-compared-with-zero-or-one"
     summary = "A tensor size compared with 0 or 1 decides control flow"
 
@@ -22,7 +25,7 @@ class SizeComparedWithZeroOrOne(BranchRule):
             self.report_once(
                 comparison,
                 f"`{self.context.snippet(comparison)}` branches on a size being 0 or 1{passed_on}: "
-                "dynamo specializes sizes 0 and 1 into their own graphs, and under mark_unbacked "
-                "or backed_size_oblivious this becomes a guard or a graph break; state the fact "
-                "with torch._check(), use torch.cond(), or write the code branch-free",
+                "dynamo gives sizes 0 and 1 their own graphs, and mark_unbacked/"
+                "backed_size_oblivious turn this into a guard or graph break; use torch._check(), "
+                "torch.cond() or branch-free code",
             )

@@ -6,10 +6,13 @@ import libcst as cst
 
 from zlint.facts.size_facts import Fact, Kind
 from zlint.rules.branching import BranchRule, Where
+from zlint.facts.size_facts import SIZE_WORDS
 
 
 class SizeTruthiness(BranchRule):
     code = "ZL102"
+    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
+    function_local = True
     name = "size-truthiness"
     summary = "The truth value of a tensor size (`if x.numel():`) decides control flow"
 
@@ -18,8 +21,7 @@ class SizeTruthiness(BranchRule):
             return
         self.report_once(
             atom,
-            f"`{self.context.snippet(atom)}` tests a size for truth, a hidden `!= 0`: dynamo "
-            "guards Ne(s, 0), size 0 gets its own graph, and under mark_unbacked this is a "
-            "data-dependent branch that breaks the graph; handle the empty case branch-free, "
-            "or state it with torch._check(n > 0)",
+            f"`{self.context.snippet(atom)}` tests a size for truth (a hidden `!= 0`): dynamo "
+            "guards Ne(s, 0) and size 0 gets its own graph; under mark_unbacked it is a "
+            "data-dependent branch; handle the empty case branch-free or torch._check(n > 0)",
         )

@@ -6,10 +6,13 @@ import libcst as cst
 
 from zlint.facts.size_facts import Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
+from zlint.facts.size_facts import SIZE_WORDS
 
 
 class SizeComparedWithConstant(BranchRule):
     code = "ZL103"
+    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
+    function_local = True
     name = "size-compared-with-constant"
     summary = "A tensor size compared with a constant (`seq_len > 512`) or another size decides control flow"
 
@@ -26,12 +29,13 @@ class SizeComparedWithConstant(BranchRule):
                 what = "a constant" + (f" ({', '.join(own.constants)})" if own.constants else "")
             elif Versus.SIZE in own.versus:
                 what = "another size"
+            elif Versus.DIVISIBILITY in own.versus:
+                what = "0 after `%` (a divisibility guard)"
             else:
                 continue
             self.report_once(
                 comparison,
                 f"`{self.context.snippet(comparison)}` branches on a size compared with {what}: "
-                "dynamo guards on the outcome and recompiles each time it flips; keep the check "
-                "outside compiled code, state it with torch._check() if it always holds, or use "
-                "torch.cond()",
+                "dynamo guards the outcome and recompiles whenever it flips; move the check out "
+                "of compiled code, torch._check() it if it always holds, or use torch.cond()",
             )

@@ -1,0 +1,181 @@
+"""zlint as a flake8 plugin, run for real: ``flake8`` in a subprocess must report exactly the
+(line, column, code) triples that ``zlint --format json`` reports, under flake8's own selection,
+``# noqa`` handling and config files; a syntax error is flake8's E999 and nothing else."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from inprocess import zlint
+from zlint.adapters.flake8 import setting_options
+
+FENCE = re.compile(r"```python\n(.*?)```", re.S)
+FORMAT = "%(path)s:%(row)d:%(col)d:%(code)s"
+
+NOQA = """\
+import torch
+
+
+def pool(x: torch.Tensor) -> torch.Tensor:
+    n = x.size(0)
+    if n == 1:  # noqa: ZL101
+        return x
+    if x.numel():  # noqa
+        return x.sum(0)
+    if n > 2:  # noqa: E501
+        return x
+    if n == 0 or x.numel():  # noqa: ZL102
+        return x
+    return x  # noqa: ZL103
+"""
+COMPILED = """\
+import torch
+
+
+@torch.compile
+def fast(x: torch.Tensor) -> torch.Tensor:
+    if x.size(0) == 1:
+        return x
+    return x
+
+
+def slow(x: torch.Tensor) -> torch.Tensor:
+    if x.size(0) == 1:
+        return x
+    return x
+"""
+# tabs, wide characters and a CRLF file: columns are code points after flake8 adds its 1
+COLUMNS = "import torch\n\n\ndef f(x: torch.Tensor):\n\tnom = 'größe'; y = x if x.size(0) == 1 else x[:1] if x.numel() > 9 else x\n\treturn y\n"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """The examples, every rule doc's Example and Use instead blocks, and some awkward files."""
+    root = tmp_path_factory.mktemp("flake8-corpus")
+    for example in sorted((ROOT / "examples").glob("*.py")):
+        shutil.copy(example, root / example.name)
+    for doc in sorted((ROOT / "rules").glob("ZL*.md")):
+        for i, block in enumerate(FENCE.findall(doc.read_text(encoding="utf-8"))):
+            (root / f"{doc.stem.split('-')[0].lower()}_{i}.py").write_text(block, encoding="utf-8")
+    (root / "noqa_comments.py").write_text(NOQA, encoding="utf-8")
+    (root / "columns.py").write_text(COLUMNS, encoding="utf-8")
+    (root / "crlf.py").write_bytes(NOQA.replace("# noqa", "# no-qa").replace("\n", "\r\n").encode("utf-8"))
+    assert len(list(root.glob("*.py"))) > len(FEW)
+    return root
+
+
+def _flake8(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", f"--format={FORMAT}", *args],
+        cwd=cwd, capture_output=True, text=True,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    rows = []
+    for line in proc.stdout.splitlines():
+        path, row, col, code = line.rsplit(":", 3)
+        rows.append((path.removeprefix("./"), int(row), int(col), code))
+    return sorted(rows)
+
+
+def _cli(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
+    result = zlint("--format", "json", *args, cwd=cwd)
+    assert result.returncode in (0, 1), result.stderr
+    return sorted(
+        (f["filename"], f["location"]["row"], f["location"]["column"], f["code"]) for f in json.loads(result.stdout)
+    )
+
+
+# the selection variants run on a few files; the full corpus is compared twice above
+FEW = ("noqa_comments.py", "columns.py", "crlf.py")
+
+
+def _zl(rows):
+    return [row for row in rows if row[3].startswith("ZL")]
+
+
+def test_plugin_is_registered():
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--version"], capture_output=True, text=True)
+    assert re.search(r"\bzlint: \d", proc.stdout), proc.stdout
+
+
+def test_default_run_matches_the_cli_exactly(corpus):
+    flake8 = _zl(_flake8(corpus, "--isolated", "."))
+    cli = _cli(corpus, ".")
+    assert flake8 == cli
+    assert len({code for *_, code in cli}) >= 3, cli  # the corpus exercises several rules
+    assert ("columns.py", 5, 26, "ZL101") in cli and ("columns.py", 5, 55, "ZL103") in cli
+
+
+def test_select_matches_the_cli_including_opt_in_codes(corpus):
+    flake8 = _flake8(corpus, "--isolated", "--select=ZL", ".")
+    assert flake8 == _cli(corpus, "--select", "ALL", ".")
+    assert ("noqa_comments.py", 14, 15, "ZL901") in flake8  # `# noqa: ZL103` where nothing fires
+    only = _flake8(corpus, "--isolated", "--select=ZL102", *FEW)
+    assert only and only == _cli(corpus, "--select", "ZL102", *FEW)
+
+
+def test_extend_ignore_and_extend_select(corpus):
+    ignored = _zl(_flake8(corpus, "--isolated", "--extend-ignore=ZL102", *FEW))
+    assert ignored == _cli(corpus, "--ignore", "ZL102", *FEW)
+    assert ignored and all(code != "ZL102" for *_, code in ignored)
+    extended = _zl(_flake8(corpus, "--isolated", "--extend-select=ZL901", *FEW))
+    assert extended == _cli(corpus, "--extend-select", "ZL901", *FEW)
+    assert ("noqa_comments.py", 14, 15, "ZL901") in extended
+
+
+def test_noqa_comments(corpus):
+    rows = [r[1:] for r in _zl(_flake8(corpus, "--isolated", "noqa_comments.py"))]
+    assert rows == [(10, 8, "ZL103"), (12, 8, "ZL101")]
+    assert rows == [r[1:] for r in _cli(corpus, "noqa_comments.py")]
+    # the same file without its noqa comments (and with CRLF line ends) reports everything
+    assert [r[1:] for r in _zl(_flake8(corpus, "--isolated", "crlf.py"))] == [
+        (6, 8, "ZL101"), (8, 8, "ZL102"), (10, 8, "ZL103"), (12, 8, "ZL101"), (12, 18, "ZL102"),
+    ]
+
+
+def test_syntax_error_is_e999_only(tmp_path):
+    (tmp_path / "broken.py").write_text("import torch\n\ndef f(x:\n    if x.size(0) == 1: pass\n", encoding="utf-8")
+    assert _flake8(tmp_path, "--isolated", "--select=ZL,E999", "broken.py") == [("broken.py", 3, 7, "E999")]
+
+
+def test_zlint_settings_are_flake8_options(tmp_path):
+    """Every behaviour setting is a ``--zlint-*`` option, read from flake8's config too."""
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--help"], capture_output=True, text=True)
+    flags = {option.flag for option in setting_options()}
+    assert {"--zlint-compiled-only", "--zlint-torch-version"} <= flags
+    assert flags <= set(re.findall(r"--zlint-[a-z-]+", proc.stdout))
+
+    for name in ("a.py", "b.py"):  # two files: flake8 may hand them to worker processes
+        (tmp_path / name).write_text(COMPILED, encoding="utf-8")
+    (tmp_path / "tox.ini").write_text(
+        "[flake8]\nselect = ZL\nextend-ignore = ZL103\nzlint-compiled-only = true\n", encoding="utf-8"
+    )
+    flake8 = _flake8(tmp_path, "--jobs=2", "a.py", "b.py")
+    assert flake8 == [("a.py", 6, 8, "ZL101"), ("b.py", 6, 8, "ZL101")]  # `slow` is not compiled
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.zlint]\nignore = ["ZL103"]\ncompiled-only = true\n', encoding="utf-8"
+    )
+    assert flake8 == _cli(tmp_path, "a.py", "b.py")
+    (tmp_path / "tox.ini").unlink()
+    assert len(_flake8(tmp_path, "--isolated", "--select=ZL", "a.py")) == 2  # without the option
+
+
+def test_bad_setting_is_a_one_line_error(tmp_path):
+    (tmp_path / "a.py").write_text(COMPILED, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--zlint-torch-version=banana", "a.py"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "flake8: error: zlint: not a torch version: 'banana' (expected e.g. '2.13' or '2.13.0')"
+    ]

@@ -1,0 +1,214 @@
+"""ZL101-ZL103: exact findings, and the near misses they must stay quiet on."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import codes_at, lint
+
+
+def test_comparisons_with_zero_and_one_in_every_control_flow_position():
+    code = """\
+import torch
+def f(x: torch.Tensor, xs):
+    if x.size(0) == 1:
+        pass
+    elif 0 < x.shape[1]:
+        pass
+    while x.numel() > 0:
+        break
+    y = 1 if x.shape[-1] != 1 else 2
+    assert x.size(0) >= 1
+    z = [t for t in xs if x.size(0) <= 1]
+    if 0 < x.size(0) < 512:
+        pass
+    if x.shape[0] in (0, 1):
+        pass
+"""
+    assert codes_at(code) == [
+        (3, 8, "ZL101"), (5, 10, "ZL101"), (7, 11, "ZL101"), (9, 14, "ZL101"),
+        (10, 12, "ZL101"), (11, 27, "ZL101"), (12, 8, "ZL101"), (14, 8, "ZL101"),
+    ]
+
+
+def test_a_size_bool_branched_on_later_is_reported_at_the_comparison():
+    code = """\
+import torch.nn.functional as F
+def attn(q, k, v, mask):
+    is_causal = q.shape[2] > 1 and mask is None
+    if is_causal:
+        pass
+    if is_causal:
+        pass
+    return F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+"""
+    # one finding for one comparison, however often its bool is used
+    assert codes_at(code) == [(3, 17, "ZL101")]
+
+
+def test_a_size_bool_passed_straight_into_an_op():
+    code = """\
+import torch.nn.functional as F
+def attn(q, k, v):
+    q_len = q.size(2)
+    return F.scaled_dot_product_attention(q, k, v, is_causal=q_len > 1)
+"""
+    assert codes_at(code) == [(4, 62, "ZL101")]
+    assert "passed on as a bool" in lint(code)[0].message
+
+
+def test_size_bool_never_used_for_control_flow_is_quiet():
+    code = """\
+def f(q):
+    flag = q.shape[2] > 1
+    return flag
+"""
+    assert codes_at(code) == []
+
+
+def test_truthiness_of_sizes():
+    code = """\
+import torch
+def f(x: torch.Tensor, t: torch.Tensor):
+    if x.numel():
+        pass
+    n = x.size(0)
+    if not n:
+        pass
+    if len(t):
+        pass
+    y = x if x.shape[0] else t
+    while n and x.nelement():
+        n -= 1
+"""
+    assert codes_at(code) == [
+        (3, 8, "ZL102"), (6, 12, "ZL102"), (8, 8, "ZL102"), (10, 14, "ZL102"),
+        (11, 11, "ZL102"), (11, 17, "ZL102"),
+    ]
+
+
+def test_thresholds_and_size_vs_size():
+    code = """\
+def f(x, y):
+    seq_len = x.shape[1]
+    if seq_len > 512:
+        pass
+    if x.size(0) == y.size(0):
+        pass
+    if x.shape != y.shape:
+        pass
+    w = 2 if seq_len >= 4096.0 else 1
+"""
+    assert codes_at(code) == [(3, 8, "ZL103"), (5, 8, "ZL103"), (7, 8, "ZL103"), (9, 14, "ZL103")]
+    assert "(512)" in lint(code)[0].message
+
+
+def test_one_finding_per_comparison_with_the_most_specific_code():
+    assert codes_at("def f(x):\n    if 1 < x.size(0) < 64:\n        pass\n") == [(2, 8, "ZL101")]
+
+
+def test_aliased_torch_and_from_imports():
+    code = """\
+import torch as T
+from torch import Tensor
+def f(a: Tensor, b: T.Tensor):
+    if len(a) == 1 or len(b) == 0:
+        pass
+    T._check(len(a) == 1)
+"""
+    assert codes_at(code) == [(4, 8, "ZL101"), (4, 23, "ZL101")]
+
+
+NEAR_MISSES = {
+    "rank via dim()": "if x.dim() == 1:\n        pass",
+    "rank via ndim": "if x.ndim == 1:\n        pass",
+    "rank via len(shape)": "if len(x.shape) == 1:\n        pass",
+    "rank via len(size())": "if len(x.size()) == 0:\n        pass",
+    "len of a plain list": "if len(names) == 1:\n        pass",
+    "plain python int": "k = 4\n    if k == 1:\n        pass",
+    "an int parameter": "if n > 512:\n        pass",
+    "sizes only passed to view": "b, s, _ = x.shape\n    y = x.view(b, -1, 2)",
+    "sizes only passed into ops": "y = x.new_zeros(x.size(0), 3)",
+    "inside torch._check": "torch._check(x.size(0) == 1)",
+    "inside torch._check_is_size": "torch._check_is_size(x.size(0))",
+    "inside torch._check with message": "torch._check(x.shape[0] > 1, lambda: 'need two')",
+    "torch.cond predicate": "y = torch.cond(x.shape[0] > 4, tb, fb, (x,))",
+    "is None": "if x is None:\n        pass",
+    "isinstance": "if isinstance(x, torch.Tensor):\n        pass",
+    "size vs unknown attribute": "if x.shape[-1] != self.hidden_size:\n        pass",
+    "size vs unknown variable": "if x.size(0) > limit:\n        pass",
+    "validation that only raises": "if x.size(1) != y.size(1):\n        raise ValueError('mismatch')",
+    "validation threshold that only raises": "if x.size(1) > 512:\n        raise ValueError('too long')",
+    "assert on two sizes": "assert x.size(0) == y.size(0)",
+    "comparison not deciding anything": "ok = x.size(0) == 1",
+    "size compared via is": "if x.size(0) is None:\n        pass",
+    "loop over range of an int": "for i in range(4):\n        pass",
+    "dtype check": "if x.dtype == torch.float16:\n        pass",
+    "device check": "if x.device.type == 'cuda':\n        pass",
+    "string length": "if len('abc') == 1:\n        pass",
+    "truthiness of a tensor attribute that is not a size": "if self.training:\n        pass",
+    "truthiness of a plain name": "if names:\n        pass",
+    "size rebound to a plain int": "n = x.size(0)\n    n = 3\n    if n == 1:\n        pass",
+}
+
+
+@pytest.mark.parametrize("body", NEAR_MISSES.values(), ids=NEAR_MISSES.keys())
+def test_near_misses_stay_quiet(body):
+    code = f"import torch\ndef f(self, x, y, names, n: int, limit, tb, fb):\n    {body}\n"
+    assert codes_at(code) == []
+
+
+def test_module_level_code_is_checked_too():
+    assert codes_at("import torch\nx = torch.zeros(3)\nif x.size(0) == 1:\n    pass\n") == [(3, 4, "ZL101")]
+
+
+def test_enclosing_function_is_recorded():
+    code = """\
+class Pooler:
+    def forward(self, x):
+        def inner(y):
+            return 1 if y.size(0) == 1 else 2
+        if x.numel():
+            pass
+"""
+    found = lint(code)
+    assert [(d.code, d.function) for d in found] == [("ZL101", "Pooler.forward.inner"), ("ZL102", "Pooler.forward")]
+
+
+# -- precision fixes found by reading findings on the real corpus (timm, torchvision) ----------
+
+def test_divisibility_checks_are_zl103_not_zero_one():
+    code = """\
+def window_partition(x, window):
+    B, H, W, C = x.shape
+    if H % window != 0:
+        pass
+"""
+    assert codes_at(code) == [(3, 8, "ZL103")]
+    assert "divisibility" in lint(code)[0].message
+
+
+def test_size_bools_passed_to_assertion_helpers_are_quiet():
+    # timm: `_assert(H % window_size[0] == 0, ...)`; tests: `self.assertTrue(x.size(0) == 1)`
+    code = """\
+from timm.layers import _assert
+def f(self, x):
+    B, H, W, C = x.shape
+    _assert(H % 7 == 0, "divisible")
+    _assert(x.size(0) == 1, "single")
+    self.assertTrue(x.size(0) == 1)
+    check_shape(x.shape[0] > 1)
+"""
+    assert codes_at(code) == []
+
+
+def test_len_of_a_name_narrowed_to_a_list_is_not_a_size():
+    # torchvision.io.decode_jpeg: `input` is a tensor or a list of tensors
+    code = """\
+def decode(input, device):
+    if isinstance(input, list):
+        if len(input) == 0:
+            raise ValueError("empty")
+    return input.to(device) if input.dtype else input
+"""
+    assert codes_at(code) == []

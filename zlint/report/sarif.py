@@ -1,0 +1,149 @@
+"""SARIF 2.1.0 output, the format GitHub code scanning and other result viewers import.
+
+One run: the tool driver lists every rule (id, name, short and full description, the whole doc
+as help, a help URI into ``rules/``); each finding is a result with its rule, level, message and
+physical location. Columns count code points, which the run declares (``columnKind``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path, PurePath
+from urllib.parse import quote
+
+from zlint import __version__
+from zlint.adoption.fingerprint import FINGERPRINT_KEY, line_fingerprints
+from zlint.diagnostics import Diagnostic
+from zlint.docs import doc_path, doc_text
+from zlint.report.run import Run
+from zlint.rules import ALL_RULES, Rule
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+
+
+@lru_cache(maxsize=1)
+def project_url() -> str | None:
+    """The repository URL from the installed package metadata, when the project declares one."""
+    try:
+        entries = metadata.metadata("zlint").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in entries:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() in {"repository", "source", "source code"} and url.strip():
+            return url.strip().rstrip("/")
+    return None
+
+
+def help_uri(code: str) -> str | None:
+    """Where a rule's doc lives: in the repository when its URL is known, else the local file."""
+    path = doc_path(code)
+    if path is None:
+        return None
+    base = project_url()
+    if base:
+        return f"{base}/blob/HEAD/rules/{quote(path.name)}"
+    return path.resolve().as_uri()
+
+
+def _section(doc: str, title: str) -> str:
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", doc, re.S | re.M)
+    return " ".join(match.group(1).split()) if match else ""
+
+
+def rule_descriptor(rule: type[Rule]) -> dict:
+    doc = doc_text(rule.code) or ""
+    descriptor: dict = {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _section(doc, "What it does") or rule.summary},
+        "defaultConfiguration": {"level": "warning", "enabled": rule.default_enabled},
+    }
+    if doc:
+        descriptor["help"] = {"text": doc, "markdown": doc}
+    uri = help_uri(rule.code)
+    if uri:
+        descriptor["helpUri"] = uri
+    return descriptor
+
+
+def artifact_location(path: str) -> dict:
+    """Relative paths resolve against %SRCROOT% (the working directory), as code scanning expects."""
+    pure = PurePath(path)
+    if pure.is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(pure.as_posix()), "uriBaseId": SRCROOT}
+
+
+def _region(d: Diagnostic) -> dict:
+    region = {"startLine": d.line, "startColumn": d.column + 1}
+    if d.end_line >= d.line and (d.end_line, d.end_column) > (d.line, d.column):
+        region.update(endLine=d.end_line, endColumn=d.end_column + 1)  # SARIF's end is exclusive
+    return region
+
+
+def _result(d: Diagnostic, index: int, fingerprint: str | None) -> dict:
+    result: dict = {
+        "ruleId": d.code,
+        "ruleIndex": index,
+        "level": "warning",
+        "message": {"text": d.message},
+        "locations": [
+            {"physicalLocation": {"artifactLocation": artifact_location(d.path), "region": _region(d)}}
+        ],
+    }
+    if d.function:
+        result["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": d.function, "kind": "function"}]
+    if fingerprint:
+        result["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint}
+    properties = {}
+    if getattr(d, "compiled", False):
+        properties["compiledScope"] = True
+    if getattr(d, "verify", None):  # what --verify observed: status, mode, evidence
+        properties["verify"] = d.verify
+    if properties:
+        result["properties"] = properties
+    return result
+
+
+def sarif(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
+    """The whole SARIF log as JSON text."""
+    run = run or Run()
+    rules = [rule_descriptor(rule) for rule in ALL_RULES]
+    for d in diagnostics:  # codes no registered rule owns (e.g. runtime findings of --verify)
+        if all(r["id"] != d.code for r in rules):
+            rules.append({"id": d.code, "name": d.name, "shortDescription": {"text": d.name}})
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    fingerprints = line_fingerprints(diagnostics)
+    driver: dict = {"name": "zlint", "version": __version__, "semanticVersion": __version__, "rules": rules}
+    if project_url():
+        driver["informationUri"] = project_url()
+    notifications = [
+        {
+            "level": "error",
+            "message": {"text": error.reason},
+            "locations": [{"physicalLocation": {"artifactLocation": artifact_location(error.path)}}],
+        }
+        for error in run.errors
+    ]
+    log = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": driver},
+                "invocations": [
+                    {"executionSuccessful": not run.errors, "toolExecutionNotifications": notifications}
+                ],
+                "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().resolve().as_uri().rstrip("/") + "/"}},
+                "columnKind": "unicodeCodePoints",
+                "results": [_result(d, index[d.code], fingerprints.get(d)) for d in diagnostics],
+            }
+        ],
+    }
+    return json.dumps(log, indent=2) + "\n"

@@ -1,0 +1,34 @@
+"""How ``--verify`` results read in text output: a status after the finding, evidence below it."""
+
+from __future__ import annotations
+
+from zlint.diagnostics import Diagnostic
+
+
+def status_suffix(d: Diagnostic) -> str:
+    return f" [{d.verify['status']}]" if d.verify else ""
+
+
+def _graphs(verify: dict) -> str:
+    graphs = verify.get("graphs") or {}
+    return ", ".join(f"{mode} {g['graphs']} graphs (trivial fn: {g['baseline']})" for mode, g in graphs.items())
+
+
+def evidence_lines(d: Diagnostic, limit: int = 3) -> str:
+    """Indented lines under a finding; empty without ``--verify``."""
+    verify = d.verify
+    if not verify:
+        return ""
+    status = verify["status"]
+    if status == "UNVERIFIABLE":
+        return f"    UNVERIFIABLE: {verify.get('reason', '')}\n"
+    if status == "NOT OBSERVED":
+        return f"    NOT OBSERVED: {verify.get('note', '')}; {_graphs(verify)}\n"
+    items = []
+    for e in verify.get("evidence", [])[:limit]:
+        where = f"line {e['line']}" if e.get("line") else "no line named"
+        sizes = ",".join(map(str, e.get("sizes", [])))
+        items.append(f"{e['kind']} {e['detail']} ({e['mode']}, {where}, size {sizes})")
+    more = len(verify.get("evidence", [])) - limit
+    tail = f"; +{more} more" if more > 0 else ""
+    return f"    CONFIRMED in {verify.get('mode')} mode: {'; '.join(items)}{tail}\n"

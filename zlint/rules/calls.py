@@ -1,0 +1,50 @@
+"""Small helpers to read a call's shape: its method name, positional and keyword arguments."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.imports import ImportMap
+
+
+def method_name(call: cst.Call) -> str | None:
+    """``m`` for ``<expr>.m(...)``, else None."""
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+
+
+def positional(call: cst.Call) -> list[cst.BaseExpression]:
+    """Positional argument values, in order (``*args`` excluded)."""
+    return [a.value for a in call.args if a.keyword is None and not a.star]
+
+
+def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    """The value of keyword argument ``name``, else None."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def has_star(call: cst.Call) -> bool:
+    return any(a.star for a in call.args)
+
+
+def torch_function(call: cst.Call, imports: ImportMap) -> str | None:
+    """``nonzero`` for ``torch.nonzero(...)`` (through aliases), else None."""
+    qual = imports.qualify(call.func)
+    if qual is not None and qual.startswith("torch.") and qual.count(".") == 1:
+        return qual[len("torch."):]
+    return None
+
+
+def int_value(node: cst.BaseExpression | None) -> int | None:
+    """The value of an int literal (``-1`` included), else None."""
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        sign, node = -1, node.expression
+    if isinstance(node, cst.Integer):
+        try:
+            return sign * int(node.evaluated_value)
+        except ValueError:
+            return None
+    return None

@@ -1,0 +1,60 @@
+"""What dynamo does with data-dependent values and output sizes (ZL3xx), said once for all rules.
+
+Measured on torch 2.13 (CPU): each of these graph-breaks by default; with the capture flags on,
+the same code traces into one graph with an unbacked symbol (u0), and a later branch on it raises
+GuardOnDataDependentSymNode.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.rules.base import Rule
+from zlint.rules.calls import method_name, torch_function
+
+SCALAR = (
+    "graph break by default (the code after it resumes in a new graph, recompiled per value it "
+    "feeds into a size); with torch._dynamo.config.capture_scalar_outputs = True it traces as an "
+    "unbacked symbol, and branching on it raises GuardOnDataDependentSymNode"
+)
+OUTPUT_SHAPE = (
+    "its output size depends on the data: graph break by default; with "
+    "torch._dynamo.config.capture_dynamic_output_shape_ops = True it traces with an unbacked size, "
+    "and any branch on that size raises GuardOnDataDependentSymNode"
+)
+
+
+def root_of(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The head of a call/attribute/subscript chain: ``np`` for ``np.float32(3).item``."""
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node
+
+
+class CallRule(Rule):
+    """A rule about calls of some tensor methods / ``torch.*`` functions."""
+
+    METHODS: frozenset[str] = frozenset()
+    FUNCTIONS: frozenset[str] = frozenset()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        fn = torch_function(node, self.context.imports)
+        if fn is not None:
+            if fn in self.FUNCTIONS:
+                self.check(node, fn, is_method=False)
+            return
+        method = method_name(node)
+        if method in self.METHODS and self.imports_torch_or_tensor(node):
+            self.check(node, method, is_method=True)
+
+    def imports_torch_or_tensor(self, node: cst.Call) -> bool:
+        """Only tensor code: the file imports torch or the receiver is a known tensor."""
+        assert isinstance(node.func, cst.Attribute)
+        qual = self.context.imports.qualify(root_of(node.func.value)) or ""
+        if qual.split(".", 1)[0] in {"numpy", "np", "pandas", "jax"}:
+            return False
+        fact = self.fact(node.func.value)
+        return (fact is not None and fact.kind.value == "tensor") or self.context.imports.imports_torch
+
+    def check(self, node: cst.Call, name: str, is_method: bool) -> None:
+        raise NotImplementedError

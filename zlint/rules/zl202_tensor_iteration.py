@@ -1,0 +1,49 @@
+"""ZL202: iterating a tensor (``for row in x``, ``enumerate(x)``, ``zip(x, y)``, ``list(x)``)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.size_facts import Kind
+from zlint.rules.base import Rule
+from zlint.rules.calls import positional
+
+ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"})
+
+
+class TensorIteration(Rule):
+    code = "ZL202"
+    trigger_words = ITERATING_BUILTINS | {"for"}  # fast path: see zlint/prepass.py
+    function_local = True
+    name = "tensor-iteration"
+    summary = "Iterating a tensor over its first dim (`for row in x`, `zip(x, y)`, `list(x)`)"
+
+    def _is_tensor(self, node: cst.BaseExpression) -> bool:
+        fact = self.fact(node)
+        return fact is not None and fact.kind is Kind.TENSOR
+
+    def _report(self, node: cst.CSTNode) -> None:
+        self.report(
+            node,
+            f"`{self.context.snippet(node)}` iterates a tensor over its first dim: dynamo unrolls "
+            "one step per element and guards Eq(s, N), so every new size compiles a new graph; "
+            "vectorize over that dim (batched ops, torch.vmap) instead of a Python loop",
+        )
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._is_tensor(node.iter):
+            self._report(node.iter)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        if self._is_tensor(node.iter):
+            self._report(node.iter)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Name) and func.value in ITERATING_BUILTINS):
+            return
+        args = positional(node)
+        if func.value == "map":
+            args = args[1:]
+        if any(self._is_tensor(arg) for arg in args):
+            self._report(node)

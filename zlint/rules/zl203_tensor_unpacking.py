@@ -1,0 +1,35 @@
+"""ZL203 (opt-in): unpacking a tensor (``a, b = x``) pins its first dim."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.size_facts import Kind
+from zlint.rules.base import Rule
+from zlint.facts.size_facts import TENSOR_WORDS
+
+
+class TensorUnpacking(Rule):
+    code = "ZL203"
+    trigger_words = TENSOR_WORDS  # fast path: see zlint/prepass.py
+    function_local = True
+    name = "tensor-unpacking"
+    summary = "Unpacking a tensor (`a, b = x`) pins its first dim to the number of targets"
+    # the unpacked dim is almost always fixed by the model (q, k, v = qkv): opt-in
+    default_enabled = False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        fact = self.fact(node.value)
+        if fact is None or fact.kind is not Kind.TENSOR:
+            return
+        for target in node.targets:
+            if isinstance(target.target, (cst.Tuple, cst.List)):
+                count = len(target.target.elements)
+                self.report(
+                    node.value,
+                    f"unpacking `{self.context.snippet(node.value)}` into {count} names pins its "
+                    f"first dim: dynamo guards Eq(s, {count}), and a dim marked dynamic there "
+                    "raises ConstraintViolationError; index explicitly (x[0], x[1]) or unbind a "
+                    "dim that is static",
+                )
+                return

@@ -1,0 +1,77 @@
+"""ZL204: ``unbind``/``split``/``chunk``/``tensor_split`` whose number of outputs follows a size."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.size_facts import Kind
+from zlint.rules.base import Rule
+from zlint.rules.calls import int_value, keyword, method_name, positional, torch_function
+
+OPS = frozenset({"unbind", "split", "chunk", "tensor_split"})
+
+
+class OutputCountDependsOnSize(Rule):
+    code = "ZL204"
+    trigger_words = OPS  # fast path: see zlint/prepass.py
+    function_local = True
+    name = "output-count-depends-on-size"
+    summary = "`unbind`/`split`/`chunk`/`tensor_split` whose number of outputs depends on a size"
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        # `a, b = x.split(n)`: the code itself fixes the count (anything else fails in eager)
+        self._unpacked: set[int] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
+            self._unpacked.add(id(node.value))
+
+    def _is_size(self, node: cst.BaseExpression | None) -> bool:
+        fact = self.fact(node) if node is not None else None
+        return fact is not None and fact.kind is Kind.SIZE
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self._unpacked:
+            return
+        fn = torch_function(node, self.context.imports)
+        args = positional(node)
+        if fn in OPS:
+            op, tensor, rest = fn, (args[0] if args else None), args[1:]
+        else:
+            op = method_name(node)
+            if op not in OPS:
+                return
+            assert isinstance(node.func, cst.Attribute)
+            tensor, rest = node.func.value, args
+            fact = self.fact(tensor)
+            if op == "split" and (fact is None or fact.kind is not Kind.TENSOR) and keyword(node, "dim") is None:
+                return  # str.split and friends: only a known tensor or an explicit dim
+            if (fact is None or fact.kind is not Kind.TENSOR) and not self.context.imports.imports_torch:
+                return
+        if op == "unbind":
+            dim = rest[0] if rest else keyword(node, "dim")
+            pieces = None
+        else:
+            pieces = rest[0] if rest else keyword(node, "split_size_or_sections" if op == "split" else (
+                "chunks" if op == "chunk" else "indices_or_sections"))
+            if op == "split" and pieces is None:
+                pieces = keyword(node, "split_size")
+            dim = rest[1] if len(rest) > 1 else keyword(node, "dim")
+        if int_value(dim) == -1:
+            return  # the last dim is the feature dim in model code: static
+        if op != "unbind":
+            count = int_value(pieces)
+            if op == "chunk":
+                # chunk(2) gives 2 pieces for every size >= 2 (measured: no extra graph)
+                if not (self._is_size(pieces) or (count is not None and count >= 3)):
+                    return
+            elif not (self._is_size(pieces) or count is not None):
+                return  # a list of sizes fixes the count; an unknown value may be a list
+        self.report(
+            node,
+            f"`{self.context.snippet(node)}` returns a number of tensors that depends on a size: "
+            "the count must be a Python int, so dynamo specializes the size (one graph per "
+            "count); split into a fixed number of pieces, use narrow()/slicing, or reshape and "
+            "keep the pieces in one tensor",
+        )

@@ -1,0 +1,72 @@
+"""ZL205: a size used as a key or index of a Python dict/list (``cache[(h, w)]``, ``{n: ...}``)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.size_facts import Kind
+from zlint.rules.base import Rule
+from zlint.rules.calls import method_name, positional
+from zlint.facts.size_facts import SIZE_WORDS
+
+LOOKUPS = frozenset({"get", "setdefault", "pop", "__getitem__", "__contains__"})
+
+
+class SizeAsContainerKey(Rule):
+    code = "ZL205"
+    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
+    function_local = True
+    name = "size-as-container-key"
+    summary = "A tensor size used as a key or index of a Python dict or list"
+
+    def _sized(self, node: cst.BaseExpression) -> bool:
+        fact = self.fact(node)
+        if fact is not None and fact.kind in (Kind.SIZE, Kind.SHAPE):
+            return True
+        if isinstance(node, cst.Tuple):
+            return any(self._sized(e.value) for e in node.elements)
+        return False
+
+    def _is_container(self, node: cst.BaseExpression) -> bool:
+        fact = self.fact(node)
+        return fact is not None and fact.kind is Kind.CONTAINER
+
+    def _report(self, node: cst.CSTNode, key: cst.BaseExpression) -> None:
+        self.report(
+            node,
+            f"`{self.context.snippet(key)}` is a tensor size used as a key or index of a Python "
+            "container: the lookup needs a concrete int, so dynamo specializes the size and "
+            "compiles a new graph for every size; keep per-size caches outside compiled code, "
+            "or compute the value with tensor ops",
+        )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        key = node.slice[0].slice.value
+        if self._is_container(node.value) and self._sized(key):
+            self._report(node, key)
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        for element in node.elements:
+            if isinstance(element, cst.DictElement) and self._sized(element.key):
+                self._report(element.key, element.key)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if method_name(node) not in LOOKUPS:
+            return
+        assert isinstance(node.func, cst.Attribute)
+        args = positional(node)
+        if args and self._is_container(node.func.value) and self._sized(args[0]):
+            self._report(node, args[0])
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        left = node.left
+        for target in node.comparisons:
+            # `n in (1, 3)` on a literal is a comparison with constants: ZL1xx's finding
+            literal = isinstance(target.comparator, (cst.List, cst.Set, cst.Tuple))
+            if isinstance(target.operator, (cst.In, cst.NotIn)) and self._is_container(target.comparator) and not literal:
+                if self._sized(left):
+                    self._report(node, left)
+                    return
+            left = target.comparator

@@ -1,0 +1,126 @@
+"""ZL206: a size formatted into a string (f-string, ``str()``, ``%``, ``.format()``)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.size_facts import Kind
+from zlint.rules.base import Rule
+from zlint.rules.calls import method_name
+from zlint.facts.size_facts import SIZE_WORDS
+
+# Calls whose string arguments are messages for humans (errors, checks, logs), not values the
+# computation uses: matched on the callee's last name.
+MESSAGE_CALLS = frozenset(
+    {
+        "print", "warn", "warning", "warning_once", "warn_once", "info", "info_once", "debug",
+        "error", "exception", "critical", "log", "fatal", "_assert", "_check", "_check_with",
+        "_check_value", "_check_index", "_check_type",
+    }
+)
+MESSAGE_SUFFIXES = ("Error", "Exception", "Warning", "_assert")
+# Names of variables that hold messages.
+MESSAGE_NAMES = ("msg", "message", "warn", "error", "err_", "hint")
+# Methods that only describe the object.
+DESCRIBING_METHODS = frozenset({"__repr__", "__str__", "extra_repr", "__format__"})
+
+
+class SizeFormattedIntoString(Rule):
+    code = "ZL206"
+    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
+    function_local = True
+    name = "size-formatted-into-string"
+    summary = "A tensor size formatted into a string (f-string, `str()`, `%`, `.format()`)"
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._quiet = 0  # inside raise/assert/warnings/logging
+
+    def _sized(self, node: cst.BaseExpression) -> bool:
+        fact = self.fact(node)
+        if fact is not None and fact.kind in (Kind.SIZE, Kind.SHAPE):
+            return True
+        if isinstance(node, cst.Tuple):
+            return any(self._sized(e.value) for e in node.elements)
+        return False
+
+    def _report(self, node: cst.CSTNode) -> None:
+        if self._quiet:
+            return
+        self.report(
+            node,
+            f"`{self.context.snippet(node)}` formats a tensor size into a string: f-strings "
+            "specialize the size (a new graph per size), str() graph-breaks, and %/.format() "
+            "fail to trace so the whole frame falls back to eager; build strings outside "
+            "compiled code (names, cache keys, logs)",
+        )
+
+    # -- where formatting is fine -----------------------------------------------------------
+    def visit_Raise(self, node: cst.Raise) -> None:
+        self._quiet += 1
+
+    def leave_Raise(self, original_node: cst.Raise) -> None:
+        self._quiet -= 1
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._quiet += 1
+
+    def leave_Assert(self, original_node: cst.Assert) -> None:
+        self._quiet -= 1
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.name.value in DESCRIBING_METHODS:
+            self._quiet += 1
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        if original_node.name.value in DESCRIBING_METHODS:
+            self._quiet -= 1
+
+    @staticmethod
+    def _reporting(node: cst.Call) -> bool:
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        # torch._check, torch_compilable_check, self.assertEqual, _assert: checks with messages
+        return last in MESSAGE_CALLS or last.endswith(MESSAGE_SUFFIXES) or "assert" in last or "check" in last
+
+    @staticmethod
+    def _message_target(node: cst.Assign) -> bool:
+        """``msg = f"..."``, ``deprecation_message = ...``: a message built for later."""
+        return any(
+            isinstance(t.target, cst.Name) and any(w in t.target.value.lower() for w in MESSAGE_NAMES)
+            for t in node.targets
+        )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._message_target(node):
+            self._quiet += 1
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        if self._message_target(original_node):
+            self._quiet -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._reporting(node):
+            self._quiet += 1
+            return
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in {"str", "repr"} and len(node.args) == 1:
+            if self._sized(node.args[0].value):
+                self._report(node)
+        elif method_name(node) == "format" and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)):
+            if any(self._sized(a.value) for a in node.args):
+                self._report(node)
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        if self._reporting(original_node):
+            self._quiet -= 1
+
+    def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
+        if self._sized(node.expression):
+            self._report(node.expression)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.Modulo) and isinstance(
+            node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+        ) and self._sized(node.right):
+            self._report(node)

@@ -1,0 +1,44 @@
+"""ZL207: ``int()``/``float()``/``math.*`` of a size, a guard on torch releases before 2.13."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.size_facts import Kind
+from zlint.rules.base import Rule
+from zlint.rules.calls import positional
+from zlint.rules.versioned import SYMBOLIC_SINCE, target_version
+from zlint.facts.size_facts import SIZE_WORDS
+
+CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt", "math.trunc"})
+
+
+class SizeToPythonNumber(Rule):
+    code = "ZL207"
+    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
+    function_local = True
+    name = "size-to-python-number"
+    summary = "`int()`/`float()`/`math.ceil()` of a tensor size (specializes on torch before 2.13)"
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self.applies = target_version(context.settings) < SYMBOLIC_SINCE
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.applies:
+            return
+        func = node.func
+        name = func.value if isinstance(func, cst.Name) else self.context.imports.qualify(func)
+        if name not in CONVERSIONS:
+            return
+        args = positional(node)
+        fact = self.fact(args[0]) if len(args) == 1 else None
+        if fact is None or fact.kind is not Kind.SIZE:
+            return
+        fix = "torch.sym_float(n)" if name == "float" else "integer arithmetic on the size (n // k, -(-n // k))"
+        self.report(
+            node,
+            f"`{self.context.snippet(node)}` turns a size into a Python number: on the targeted "
+            "torch (before 2.13) dynamo specializes the size to its value, one graph per size; "
+            f"use {fix} or torch.sym_int, or upgrade (2.13 traces this symbolically)",
+        )

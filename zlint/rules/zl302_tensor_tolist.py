@@ -1,0 +1,33 @@
+"""ZL302: ``.tolist()`` on a tensor turns data into Python ints."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.size_facts import Kind
+from zlint.rules.base import Rule
+from zlint.rules.calls import method_name
+
+
+class TensorTolist(Rule):
+    code = "ZL302"
+    trigger_words = frozenset({"tolist"})  # fast path: see zlint/prepass.py
+    function_local = True
+    name = "tensor-tolist"
+    summary = "`.tolist()` on a tensor turns its data into Python numbers"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if method_name(node) != "tolist" or node.args:
+            return
+        assert isinstance(node.func, cst.Attribute)
+        fact = self.fact(node.func.value)
+        # numpy arrays have .tolist() too: only a receiver known to be a tensor counts
+        if fact is None or fact.kind is not Kind.TENSOR:
+            return
+        self.report(
+            node,
+            f"`{self.context.snippet(node)}` turns tensor data into Python numbers: graph break by "
+            "default (and always for float tensors); with capture_scalar_outputs on an integer "
+            "tensor each element becomes an unbacked symbol that cannot be branched on; keep the "
+            "values in a tensor, or pass sizes known up front",
+        )

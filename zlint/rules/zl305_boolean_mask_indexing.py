@@ -1,0 +1,61 @@
+"""ZL305: indexing with a boolean mask (``x[mask]``, ``masked_select``): data-dependent sizes."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
+from zlint.facts.size_facts import TENSOR_WORDS
+
+
+class BooleanMaskIndexing(CallRule):
+    code = "ZL305"
+    trigger_words = TENSOR_WORDS | {"masked_select"}  # fast path: see zlint/prepass.py
+    function_local = True
+    name = "boolean-mask-indexing"
+    summary = "Boolean-mask indexing `x[mask]` or `masked_select`: the output size depends on the data"
+
+    METHODS = frozenset({"masked_select"})
+    FUNCTIONS = frozenset({"masked_select"})
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        # x[mask] = v writes in place (index_put): no data-dependent size, measured on 2.13
+        self._stores: set[int] = set()
+
+    def _store(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Subscript):
+            self._stores.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):  # a[m], b[m] = f(...)
+            for element in target.elements:
+                self._store(element.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._store(target.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._store(node.target)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if id(node) in self._stores or not node.slice:
+            return
+        first = node.slice[0].slice
+        if not isinstance(first, cst.Index):
+            return
+        fact = self.fact(first.value)
+        if fact is None or not fact.boolean:
+            return
+        self.report(
+            node,
+            f"`{self.context.snippet(node)}` selects with a boolean mask: {OUTPUT_SHAPE}; keep the "
+            "shape with torch.where(mask, x, 0) or x * mask, or write through the mask "
+            "(x[mask] = v) instead of reading through it",
+        )
+
+    def check(self, node: cst.Call, name: str, is_method: bool) -> None:
+        self.report(
+            node,
+            f"`{self.context.snippet(node)}`: {OUTPUT_SHAPE}; keep the shape with "
+            "torch.where(mask, x, 0) or x * mask",
+        )

@@ -1,0 +1,47 @@
+"""ZL401: a compiled callable is fed new inputs in a loop, and nothing marks their dims dynamic."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from zlint.facts.compiled_scope import CompileSite, Dynamic
+from zlint.fixes import Applicability, Edit, Fix
+from zlint.rules.compiled_calls import CompiledCallRule, Frame
+
+
+class MissingMarkDynamic(CompiledCallRule):
+    code = "ZL401"
+    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    name = "missing-mark-dynamic"
+    summary = "A compiled callable is called in a loop on new tensors never marked dynamic, with `dynamic=` unset"
+
+    def compiled_call(self, call: cst.Call, site: CompileSite, frame: Frame) -> None:
+        if site.dynamic is not Dynamic.UNSET:
+            return
+        line = self.get_metadata(PositionProvider, site.node).start.line
+        callee = self.text_of(call.func)
+        for arg in self.varying_args(call, frame):
+            text = self.text_of(arg)
+            torch = self.context.compiled_scope.torch_name or "torch"
+            suggestion = f"{torch}._dynamo.maybe_mark_dynamic({text}, 0)"
+            self.report(
+                arg,
+                f"`{callee}` is compiled (line {line}) without `dynamic=` and called in a loop with "
+                f"`{text}`, which is never marked dynamic: the first new size recompiles, and sizes "
+                f"0 and 1 always get graphs of their own; add `{suggestion}` before the call "
+                "(for each dim that varies)",
+                fix=self._fix(call, suggestion),
+            )
+
+    def _fix(self, call: cst.Call, suggestion: str) -> Fix | None:
+        statement = self.statement_of(call)
+        if statement is None or self.context.compiled_scope.torch_name is None or not self.indents:
+            return None
+        line = self.get_metadata(PositionProvider, statement).start.line
+        newline = self.context.module.default_newline
+        return Fix(
+            f"insert `{suggestion}`",
+            (Edit(line, 0, line, 0, f"{self.indent}{suggestion}{newline}"),),
+            Applicability.UNSAFE,
+        )

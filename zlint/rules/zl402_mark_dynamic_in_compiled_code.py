@@ -1,0 +1,35 @@
+"""ZL402: ``mark_dynamic`` & co called inside compiled code or a ``forward``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.dynamic_dims import mark_kind
+from zlint.rules.base import Rule
+from zlint.facts.dynamic_dims import MARK_FUNCTIONS
+
+
+class MarkDynamicInCompiledCode(Rule):
+    code = "ZL402"
+    trigger_words = MARK_FUNCTIONS  # fast path: see zlint/prepass.py
+    name = "mark-dynamic-in-compiled-code"
+    summary = "`mark_dynamic`/`maybe_mark_dynamic`/`mark_unbacked` called inside compiled code or `forward`"
+    trigger_words = frozenset({"mark_dynamic", "maybe_mark_dynamic", "mark_unbacked"})  # fast path: zlint/prepass.py
+    # the compiled scope is file-wide, but a file holding `compile` is always parsed whole
+    function_local = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        kind = mark_kind(self.context.imports.qualify(node.func))
+        if kind is None:
+            return
+        scope = self.context.scope
+        in_forward = "forward" in scope[1:]
+        if not in_forward and not self.context.compiled_scope.contains(self.context.function):
+            return
+        where = "a `forward`" if in_forward else f"compiled code (`{self.context.function}`)"
+        self.report(
+            node,
+            f"`{kind}` inside {where}: dynamo refuses to trace it (AssertionError: Attempt to "
+            "trace forbidden callable); mark the input at the call site, before calling the "
+            "compiled function or module",
+        )

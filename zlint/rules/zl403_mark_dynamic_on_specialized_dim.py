@@ -1,0 +1,66 @@
+"""ZL403: ``mark_dynamic(x, d)`` on a dim the compiled function then specializes."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from zlint.facts.compiled_scope import CompileSite
+from zlint.facts.specialization import positional_params, specializing_use
+from zlint.fixes import Applicability, Edit, Fix
+from zlint.rules.compiled_calls import CompiledCallRule, Frame
+
+
+class MarkDynamicOnSpecializedDim(CompiledCallRule):
+    code = "ZL403"
+    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    name = "mark-dynamic-on-specialized-dim"
+    summary = "`mark_dynamic(x, d)` on a dim the compiled function specializes (ConstraintViolationError)"
+    trigger_words = frozenset({"mark_dynamic"})  # fast path: see zlint/prepass.py
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._done: set[int] = set()
+
+    def compiled_call(self, call: cst.Call, site: CompileSite, frame: Frame) -> None:
+        marks = [m for m in frame.marks if m.kind == "mark_dynamic" and m.dim is not None and id(m.call) not in self._done]
+        if not marks:
+            return
+        function = self.context.compiled_scope.root_function(site)
+        if function is None:
+            return
+        params = positional_params(function)
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        for index, arg in enumerate(positional):
+            if index >= len(params):
+                break
+            text = self.text_of(arg)
+            for mark in marks:
+                if mark.target != text or id(mark.call) in self._done:
+                    continue
+                use = specializing_use(function, params[index], mark.dim)
+                if use is None:
+                    continue
+                self._done.add(id(mark.call))
+                line = self.get_metadata(PositionProvider, use).start.line
+                self.report(
+                    mark.call,
+                    f"`mark_dynamic({text}, {mark.dim})` but `{function.name.value}` specializes that "
+                    f"dim at line {line} (`{self.context.snippet(use)}`): torch.compile raises "
+                    "ConstraintViolationError; use `maybe_mark_dynamic` (dynamic when it can be) "
+                    "or remove the specialization",
+                    fix=self._fix(mark.call),
+                )
+
+    def _fix(self, call: cst.Call) -> Fix | None:
+        func = call.func
+        # `from torch._dynamo import mark_dynamic`: renaming the call alone would not resolve
+        name = func.attr if isinstance(func, cst.Attribute) else None
+        if name is None or name.value != "mark_dynamic":
+            return None
+        pos = self.get_metadata(PositionProvider, name)
+        return Fix(
+            "use `maybe_mark_dynamic`",
+            (Edit(pos.start.line, pos.start.column, pos.end.line, pos.end.column, "maybe_mark_dynamic"),),
+            Applicability.SAFE,
+        )

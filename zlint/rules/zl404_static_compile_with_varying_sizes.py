@@ -1,0 +1,40 @@
+"""ZL404: ``torch.compile(..., dynamic=False)`` on a callable fed new inputs in a loop."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from zlint.facts.compiled_scope import CompileSite, Dynamic
+from zlint.facts.size_facts import Kind
+from zlint.rules.compiled_calls import CompiledCallRule, Frame
+
+
+class StaticCompileWithVaryingSizes(CompiledCallRule):
+    code = "ZL404"
+    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    name = "static-compile-with-varying-sizes"
+    summary = "`torch.compile(..., dynamic=False)` on a callable called in a loop on new tensors"
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._done: set[int] = set()
+
+    def compiled_call(self, call: cst.Call, site: CompileSite, frame: Frame) -> None:
+        if site.dynamic is not Dynamic.FALSE or site.dynamic_arg is None or id(site) in self._done:
+            return
+        args = self.varying_args(call, frame)
+        if not args:
+            return
+        self._done.add(id(site))
+        # name a tensor if the facts know one (a loop can also pass strings or modules)
+        tensors = [a for a in args if getattr(self.fact(a), "kind", None) is Kind.TENSOR]
+        args = tensors or args
+        line = self.get_metadata(PositionProvider, call).start.line
+        self.report(
+            site.dynamic_arg,
+            f"`dynamic=False` but `{self.text_of(call.func)}` is called in a loop (line {line}) with "
+            f"`{self.text_of(args[0])}`, a new input each time: every new size compiles a new graph "
+            "until the recompile limit (8), then it runs eagerly (only a logged warning says so); drop "
+            "`dynamic=False` and mark the varying dims with torch._dynamo.maybe_mark_dynamic()",
+        )

@@ -1,0 +1,31 @@
+"""ZL405: ``torch.export.Dim(..., min=0)`` or ``min=1``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.dynamic_dims import DIM_FACTORIES, int_literal
+from zlint.rules.base import Rule
+
+
+class ExportDimMinZeroOrOne(Rule):
+    code = "ZL405"
+    trigger_words = frozenset({"Dim"})  # fast path: see zlint/prepass.py
+    name = "export-dim-min-zero-or-one"
+    summary = "`torch.export.Dim(..., min=0)`/`min=1`: export still traces for sizes >= 2"
+    trigger_words = frozenset({"Dim"})  # fast path: see zlint/prepass.py
+    function_local = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.context.imports.qualify(node.func) not in DIM_FACTORIES:
+            return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "min" and int_literal(arg.value) in (0, 1):
+                value = int_literal(arg.value)
+                self.report(
+                    arg,
+                    f"`Dim(..., min={value})` does not make size {value} work: export traces "
+                    "assuming the dim is never 0 or 1, so a branch taken only at size 0/1 is "
+                    "silently missing from the exported program; use `min=2` and handle 0/1 "
+                    "outside, or write the model branch-free and check it at those sizes",
+                )

@@ -1,0 +1,27 @@
+"""ZL410: ``mode=`` and ``options=`` given to one torch.compile call."""
+
+from __future__ import annotations
+
+from zlint.facts.compile_calls import CompileCall
+from zlint.rules.compile_checks import CompileCallRule
+
+
+class CompileModeWithOptions(CompileCallRule):
+    code = "ZL410"
+    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    name = "compile-mode-with-options"
+    summary = "torch.compile() given both mode= and options= (RuntimeError)"
+
+    def check(self, call: CompileCall) -> None:
+        # literals only: a variable may hold None, which is allowed
+        mode = call.literal_mode()
+        if mode is None or not call.literal_options():
+            return
+        settings = self.data.modes.get(mode or "")
+        move = f" ({mode!r} sets {settings})" if settings else ""
+        self.report(
+            call.keywords["options"],
+            "torch.compile() raises RuntimeError when both mode= and options= are given "
+            f"(\"Either mode or options can be specified\"); drop `mode` or move its settings into "
+            f"`options`{move}",
+        )

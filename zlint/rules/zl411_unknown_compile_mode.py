@@ -1,0 +1,26 @@
+"""ZL411: a ``mode=`` string that is not a compile mode of the target torch version."""
+
+from __future__ import annotations
+
+from zlint.facts.compile_calls import CompileCall, literal_string
+from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_note
+
+
+class UnknownCompileMode(CompileCallRule):
+    code = "ZL411"
+    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    name = "unknown-compile-mode"
+    summary = "torch.compile(mode=...) names a mode the torch version does not have"
+
+    def check(self, call: CompileCall) -> None:
+        arg = call.keywords.get("mode")
+        mode = literal_string(arg.value) if arg is not None else None
+        # another backend receives mode= itself and may define its own modes
+        if mode is None or mode in self.data.modes or not call.backend_is_inductor():
+            return
+        known = ", ".join(repr(m) for m in self.data.modes)
+        self.report(
+            arg.value,
+            f"mode={mode!r} is not a compile mode of {version_note(self.data)}: torch.compile() "
+            f"raises RuntimeError (\"Unrecognized mode\"){did_you_mean(mode, self.data.modes)}; use one of {known}",
+        )

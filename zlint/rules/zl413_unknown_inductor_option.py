@@ -1,0 +1,28 @@
+"""ZL413: an ``options=`` key that is not an inductor config key of the target torch version."""
+
+from __future__ import annotations
+
+from zlint.facts.compile_calls import CompileCall
+from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_note
+
+
+class UnknownInductorOption(CompileCallRule):
+    code = "ZL413"
+    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    name = "unknown-inductor-option"
+    summary = "torch.compile(options={...}) has a key that is not an inductor option"
+
+    def check(self, call: CompileCall) -> None:
+        items = call.option_items()
+        if not items or not call.backend_is_inductor():
+            return
+        for item in items:
+            if self.data.has_option(item.key):
+                continue
+            hint = did_you_mean(item.key.replace("-", "_"), self.data.inductor_options)
+            self.report(
+                item.key_node,
+                f"{item.key!r} is not an inductor option in {version_note(self.data)}: the compile raises "
+                f"RuntimeError (\"Unexpected optimization option\"){hint}; see "
+                "torch._inductor.list_options() for the valid keys",
+            )

@@ -1,0 +1,33 @@
+"""ZL414: keyword (or extra positional) arguments that torch.compile does not take."""
+
+from __future__ import annotations
+
+from zlint.facts.compile_calls import CompileCall
+from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_note
+
+
+class UnknownCompileArgument(CompileCallRule):
+    code = "ZL414"
+    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    name = "unknown-compile-argument"
+    summary = "torch.compile() given an argument it does not take (TypeError)"
+
+    def check(self, call: CompileCall) -> None:
+        if not call.qualified:  # x.compile(...): the receiver may have a compile() of its own
+            return
+        params = self.data.compile_parameters
+        for keyword, arg in call.keywords.items():
+            if keyword in params:
+                continue
+            self.report(
+                arg,
+                f"torch.compile() takes no `{keyword}=` in {version_note(self.data)}: TypeError "
+                f"(\"unexpected keyword argument\"){did_you_mean(keyword, params)}; remove it (valid: "
+                f"{', '.join(sorted(p for p in params if p != 'model'))})",
+            )
+        for arg in call.positional[self.data.compile_positional:]:
+            self.report(
+                arg,
+                "torch.compile() takes only the model positionally; pass the rest by keyword "
+                "(mode=, backend=, ...) or this raises TypeError",
+            )

@@ -1,0 +1,26 @@
+"""ZL418 (opt-in): ``torch.compile(..., dynamic=True)`` makes every input dim dynamic up front."""
+
+from __future__ import annotations
+
+from zlint.facts.compile_calls import CompileCall, literal_bool
+from zlint.rules.compile_checks import CompileCallRule
+
+
+class BlanketDynamicTrue(CompileCallRule):
+    code = "ZL418"
+    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    name = "blanket-dynamic-true"
+    summary = "torch.compile(dynamic=True) makes every dim dynamic; mark the dims that vary (opt-in)"
+    default_enabled = False
+
+    def check(self, call: CompileCall) -> None:
+        arg = call.keywords.get("dynamic")
+        if arg is None or literal_bool(arg.value) is not True:
+            return
+        self.report(
+            arg,
+            "dynamic=True makes every dim of every input symbolic up front (PyTorch's dynamic-shapes docs "
+            "call it error prone and not recommended): sizes 0 and 1 still specialize, and dims that never "
+            "vary lose static optimizations; leave dynamic unset (automatic dynamic) and mark the dims "
+            "that vary with torch._dynamo.mark_dynamic(x, dim) or maybe_mark_dynamic before the call",
+        )

@@ -1,0 +1,139 @@
+"""What ``--verify`` observed, as plain data (no torch): picklable, JSON-able, comparable.
+
+A worker sends a :class:`FunctionReport` back as a dict; the CLI and the Python API read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+#: The modes, weakest first: the first one in which an effect shows is the one reported.
+MODES = ("default", "backed_size_oblivious", "mark_unbacked")
+
+CONFIRMED = "CONFIRMED"
+NOT_OBSERVED = "NOT OBSERVED"
+UNVERIFIABLE = "UNVERIFIABLE"
+
+#: evidence kinds
+GUARD = "guard"  # a shape guard installed at a line (``Ne(s0, 1)``)
+SPECIALIZATION = "specialization"  # a guard that pins a size to one value (``Eq(s0, 3)``)
+GRAPH_BREAK = "graph-break"
+RECOMPILE = "recompile"  # a guard failure at a line made dynamo compile again
+DATA_DEPENDENT = "data-dependent-error"
+CONSTRAINT = "constraint-violation"
+COMPILE_ERROR = "compile-error"  # compiled call raised where eager did not
+MISMATCH = "mismatch"  # compiled output differs from eager output
+
+#: kinds that are a problem on their own, whatever the graph count
+SEVERE = frozenset({SPECIALIZATION, GRAPH_BREAK, RECOMPILE, DATA_DEPENDENT, CONSTRAINT, COMPILE_ERROR, MISMATCH})
+
+
+@dataclass
+class Evidence:
+    """One observation. ``line`` is None when dynamo did not name a line of the verified file."""
+
+    kind: str
+    mode: str
+    line: int | None
+    sizes: list[int] = field(default_factory=list)
+    detail: str = ""
+    #: raised inside a torch op (meta function, decomposition), not by the user's own branch
+    inside_torch: bool = False
+
+    def describe(self) -> str:
+        where = f"line {self.line}" if self.line else "no line"
+        sizes = ",".join(map(str, self.sizes))
+        return f"{self.kind} [{self.mode}] at {where}, size {sizes}: {self.detail}"
+
+
+@dataclass
+class ModeRun:
+    """One compile-and-sweep of one mode."""
+
+    mode: str
+    graphs: int = 0  # graphs compiled over the sweep
+    baseline: int = 0  # graphs a trivial function costs over the same sweep and mode
+    sizes_run: list[int] = field(default_factory=list)
+    skipped: str = ""  # why the mode was not run
+
+    @property
+    def extra_graphs(self) -> int:
+        return max(0, self.graphs - self.baseline)
+
+
+@dataclass
+class FunctionReport:
+    """Everything ``--verify`` learned about one function."""
+
+    target: str  # ``path::Qual.name`` or the function's qualified name
+    path: str = ""
+    first_line: int = 0
+    last_line: int = 0
+    inputs: str = ""  # where the inputs came from: registered / annotations / synthesized / given
+    input_detail: str = ""
+    sizes: list[int] = field(default_factory=list)
+    backend: str = ""
+    device: str = ""
+    runs: list[ModeRun] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    eager_errors: dict[int, str] = field(default_factory=dict)
+    unverifiable: str = ""  # non-empty: nothing could be verified, and why
+    seconds: float = 0.0
+
+    # -- reading it -------------------------------------------------------------------------
+    @property
+    def verified(self) -> bool:
+        return not self.unverifiable
+
+    def graphs(self, mode: str = "default") -> int:
+        """Graphs compiled over the sweep in ``mode`` (0 when the mode did not run)."""
+        return next((r.graphs for r in self.runs if r.mode == mode), 0)
+
+    def at(self, line: int, end_line: int | None = None) -> list[Evidence]:
+        """Evidence attributed to ``line`` (or to any line of ``line..end_line``)."""
+        last = end_line or line
+        return [e for e in self.evidence if e.line is not None and line <= e.line <= last]
+
+    def of_kind(self, *kinds: str) -> list[Evidence]:
+        return [e for e in self.evidence if e.kind in kinds]
+
+    @property
+    def guards(self) -> list[Evidence]:
+        return self.of_kind(GUARD, SPECIALIZATION)
+
+    @property
+    def graph_breaks(self) -> list[Evidence]:
+        return self.of_kind(GRAPH_BREAK)
+
+    @property
+    def mismatches(self) -> list[Evidence]:
+        return self.of_kind(MISMATCH)
+
+    def weakest_mode(self, line: int, end_line: int | None = None) -> str | None:
+        modes = {e.mode for e in self.at(line, end_line)}
+        return next((m for m in MODES if m in modes), None)
+
+    def status_at(self, line: int, end_line: int | None = None) -> str:
+        if self.unverifiable:
+            return UNVERIFIABLE
+        return CONFIRMED if self.at(line, end_line) else NOT_OBSERVED
+
+    def summary(self) -> str:
+        if self.unverifiable:
+            return f"{self.target}: UNVERIFIABLE: {self.unverifiable}"
+        runs = ", ".join(f"{r.mode} {r.graphs} graphs (baseline {r.baseline})" for r in self.runs if not r.skipped)
+        return f"{self.target}: {runs}; {len(self.evidence)} observations"
+
+    # -- transport --------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["eager_errors"] = {str(k): v for k, v in self.eager_errors.items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> FunctionReport:
+        data = dict(data)
+        data["runs"] = [ModeRun(**r) for r in data.get("runs", [])]
+        data["evidence"] = [Evidence(**e) for e in data.get("evidence", [])]
+        data["eager_errors"] = {int(k): v for k, v in data.get("eager_errors", {}).items()}
+        return cls(**data)

@@ -1,0 +1,434 @@
+"""``zlint --verify``: from static findings to verify jobs, and from reports back to diagnostics.
+
+Torch-free: jobs run in worker processes (:mod:`zlint.verify.pool`). Each static finding inside a
+function gets a status; effects at lines with no static finding become ZL8xx diagnostics.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from zlint import noqa
+from zlint.diagnostics import Diagnostic
+from zlint.verify.evidence import (
+    COMPILE_ERROR, CONFIRMED, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, MISMATCH, MODES, NOT_OBSERVED,
+    RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport,
+)
+from zlint.verify.examples import CONVENTIONAL_FILE
+
+#: runtime-only codes: which evidence kinds each one reports
+RUNTIME_CODES = {
+    "ZL801": ("runtime-size-specialization", (SPECIALIZATION, RECOMPILE)),
+    "ZL802": ("runtime-graph-break", (GRAPH_BREAK,)),
+    "ZL803": ("runtime-compile-error", (DATA_DEPENDENT, CONSTRAINT, COMPILE_ERROR)),
+    "ZL804": ("compiled-eager-mismatch", (MISMATCH,)),
+}
+_CODE_OF_KIND = {kind: code for code, (_, kinds) in RUNTIME_CODES.items() for kind in kinds}
+_MESSAGES = {
+    "ZL801": "torch.compile guards or specializes on a size here ({detail}); no static rule flagged this line",
+    "ZL802": "torch.compile breaks the graph here ({detail})",
+    "ZL803": "torch.compile fails here where eager runs ({detail})",
+    "ZL804": "compiled output differs from eager ({detail})",
+}
+
+
+@dataclass
+class VerifyOptions:
+    sizes: tuple[int, ...] = (2, 3, 5, 1, 0, 8)
+    device: str = "auto"  # auto, cpu, cuda
+    backend: str | None = None
+    timeout: float = 120.0
+    jobs: int = 1
+    modes: tuple[str, ...] = MODES
+
+
+class VerifyError(Exception):
+    """``--verify`` cannot run at all (no torch, no GPU for --device cuda); one line."""
+
+
+def examples_files(paths: Iterable[str], configured: Iterable[str] = ()) -> list[str]:
+    """Registered-examples files: ``[tool.zlint.verify] examples`` plus every ``zlint_examples.py``
+    in a linted file's directory or its parents up to the project root."""
+    found: list[str] = [os.path.abspath(p) for p in configured]
+    seen_dirs: set[Path] = set()
+    for path in paths:
+        directory = Path(path).resolve().parent
+        while directory not in seen_dirs:
+            seen_dirs.add(directory)
+            candidate = directory / CONVENTIONAL_FILE
+            if candidate.is_file():
+                found.append(str(candidate))
+            if (directory / "pyproject.toml").exists() or (directory / ".git").exists() or directory.parent == directory:
+                break
+            directory = directory.parent
+    return list(dict.fromkeys(found))
+
+
+def configured_examples(config_path: Path | None) -> list[str]:
+    """``examples = [...]`` from ``[tool.zlint.verify]`` (paths relative to that pyproject.toml)."""
+    if config_path is None:
+        return []
+    from zlint.settings import ConfigError, tomllib
+
+    try:
+        table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("tool", {}).get("zlint", {}).get("verify", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    value = table.get("examples", []) if isinstance(table, dict) else []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(str(config_path), "[tool.zlint.verify] examples must be a list of file paths")
+    return [str((config_path.parent / v).resolve()) for v in value]
+
+
+MAX_THRESHOLD = 4096
+#: backed_size_oblivious assumes sizes >= 2: on torch 2.13 some ops fail to compile at size 0/1
+UNSOUND_MODE = "backed_size_oblivious"
+
+
+def is_mode_caveat(e: Evidence) -> bool:
+    """Effects that say a single-graph mode does not fit torch's own ops here, not that the code
+    branches on sizes: a compile failure at size 0/1 under backed_size_oblivious (torch 2.13 fails
+    on ``split``, 3-D views and SDPA there) and data-dependent guards raised inside torch ops under
+    mark_unbacked/backed_size_oblivious. Reported as caveats; wrong results never are."""
+    if e.mode == "default" or e.kind == MISMATCH:
+        return False
+    if e.mode == UNSOUND_MODE and e.kind == COMPILE_ERROR and set(e.sizes) <= {0, 1}:
+        return True
+    return e.kind in (GRAPH_BREAK, DATA_DEPENDENT, COMPILE_ERROR) and e.inside_torch
+
+
+def caveats(report: FunctionReport) -> list[str]:
+    """One line per effect that :func:`is_mode_caveat` sets aside."""
+    out = []
+    for e in report.evidence:
+        if is_mode_caveat(e):
+            line = f" at line {e.line}" if e.line else ""
+            out.append(
+                f"under {e.mode}, torch's own ops{line} do not compile to one graph at size "
+                f"{','.join(map(str, e.sizes))} ({e.kind}: {e.detail})"
+            )
+    return out
+
+
+def _function_node(tree: ast.Module, qualname: str):
+    from zlint.verify.synth import find_function
+
+    return find_function(tree, qualname)
+
+
+def related_lines(func: ast.AST, line: int) -> set[int]:
+    """Lines where a finding at ``line`` can show at run time: the line itself, and where a
+    name it assigns is read later (``single = n == 1`` ... ``if single:`` guards at the ``if``)."""
+    out = {line}
+    names = set()
+    for node in ast.walk(func):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    if names:
+        for node in ast.walk(func):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names and node.lineno > line:
+                out.add(node.lineno)
+    return out
+
+
+def threshold_sizes(func: ast.AST, lines: set[int], sizes: tuple[int, ...]) -> list[int]:
+    """Sizes that make a flagged comparison with a constant flip (``n > 32``: 32 and 33) when the
+    sweep does not already cross it."""
+    extra: list[int] = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Compare) and node.lineno in lines:
+            for part in [node.left, *node.comparators]:
+                if isinstance(part, ast.Constant) and type(part.value) is int and max(sizes) < part.value <= MAX_THRESHOLD:
+                    extra += [part.value, part.value + 1]
+    return [n for n in dict.fromkeys(extra) if n not in sizes]
+
+
+def _evidence_dicts(evidence: list[Evidence], limit: int = 8) -> list[dict]:
+    order = {kind: i for i, kind in enumerate(
+        (MISMATCH, DATA_DEPENDENT, CONSTRAINT, COMPILE_ERROR, GRAPH_BREAK, SPECIALIZATION, RECOMPILE, GUARD))}
+    ranked = sorted(evidence, key=lambda e: (MODES.index(e.mode), order.get(e.kind, 9), e.line or 0, e.sizes))
+    return [
+        {"kind": e.kind, "mode": e.mode, "line": e.line, "sizes": list(e.sizes), "detail": e.detail}
+        for e in ranked[:limit]
+    ]
+
+
+def _graphs(report: FunctionReport) -> dict:
+    return {r.mode: {"graphs": r.graphs, "baseline": r.baseline} for r in report.runs if not r.skipped}
+
+
+def status_for(report: FunctionReport, lines: list[int]) -> dict:
+    """The ``verify`` field of a static finding whose effects may show at ``lines``."""
+    found = [e for e in report.evidence if e.line in set(lines) and not is_mode_caveat(e)]
+    status = UNVERIFIABLE if report.unverifiable else (CONFIRMED if found else NOT_OBSERVED)
+    info: dict = {"status": status, "function": report.target.rsplit("::", 1)[-1]}
+    masking = sorted({
+        e.line for e in report.evidence
+        if e.kind == SPECIALIZATION and e.mode == "default" and e.line is not None and e.line < min(lines)
+    })
+    if status == NOT_OBSERVED and masking:
+        # the size is a constant after that line: nothing later can guard on it, so silence here
+        # says nothing about this line
+        status = info["status"] = UNVERIFIABLE
+        info["reason"] = (
+            f"masked: line {', '.join(map(str, masking))} already specializes the size, so nothing after it "
+            "can guard on it; verify this line in a function of its own"
+        )
+        return info
+    if status == UNVERIFIABLE:
+        info["reason"] = report.unverifiable
+        return info
+    info.update(
+        mode=next((m for m in MODES if any(e.mode == m for e in found)), None),
+        evidence=_evidence_dicts(found),
+        graphs=_graphs(report),
+        inputs=f"{report.inputs}: {report.input_detail}".strip(": "),
+        backend=report.backend,
+        device=report.device,
+        sizes=report.sizes,
+    )
+    if caveats(report):
+        info["caveats"] = caveats(report)
+    if status == NOT_OBSERVED:
+        info["note"] = "compiled cleanly at every size in every mode: likely a false positive"
+        if report.eager_errors:
+            info["note"] += f" (eager failed at sizes {sorted(report.eager_errors)})"
+    return info
+
+
+def runtime_diagnostics(
+    report: FunctionReport, static_lines: set[int], path: str, def_line: int, enabled: frozenset[str]
+) -> list[Diagnostic]:
+    """ZL8xx findings: effects at lines no static finding covers, and every mismatch."""
+    if report.unverifiable:
+        return []
+    grouped: dict[tuple[str, int], list[Evidence]] = defaultdict(list)
+    for e in report.evidence:
+        code = _CODE_OF_KIND.get(e.kind)
+        if code is None or code not in enabled:
+            continue
+        if e.kind != MISMATCH and e.line is not None and e.line in static_lines:
+            continue
+        if is_mode_caveat(e):
+            continue  # the mode's own unsoundness, not the code's: a caveat (see caveats())
+        grouped[(code, e.line or def_line)].append(e)
+    out = []
+    function = report.target.rsplit("::", 1)[-1]
+    for (code, line), found in sorted(grouped.items(), key=lambda item: (item[0][1], item[0][0])):
+        name = RUNTIME_CODES[code][0]
+        first = sorted(found, key=lambda e: MODES.index(e.mode))[0]
+        verify = {
+            "status": CONFIRMED, "function": function, "mode": first.mode, "evidence": _evidence_dicts(found),
+            "graphs": _graphs(report), "inputs": f"{report.inputs}: {report.input_detail}".strip(": "),
+            "backend": report.backend, "device": report.device, "sizes": report.sizes,
+        }
+        detail = f"{first.detail}; {first.mode} mode, size {','.join(map(str, first.sizes))}"
+        out.append(Diagnostic(
+            path=path, line=line, column=0, code=code, name=name, message=_MESSAGES[code].format(detail=detail),
+            end_line=line, end_column=0, function=function, verify=verify,
+        ))
+    return out
+
+
+def _progress(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    sys.stderr.write(f"\rzlint --verify [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def verify(
+    diagnostics: list[Diagnostic],
+    linted: list[tuple[str, frozenset[str]]],
+    options: VerifyOptions,
+    configured: Iterable[str] = (),
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[Diagnostic], list[FunctionReport]]:
+    """Verify the functions behind ``diagnostics`` (and functions with registered examples in the
+    ``linted`` files); return the diagnostics with ``verify`` filled in plus ZL8xx findings."""
+    from zlint.verify.pool import Pool, Worker, WorkerDied
+
+    paths = [p for p, _ in linted]
+    enabled_for = {os.path.realpath(p): codes for p, codes in linted}
+    example_files = examples_files(paths, configured)
+    # examples files are not verified themselves; a linted module may also register its own
+    skip = {os.path.realpath(f) for f in example_files}
+    example_files += [p for p in paths if _registers_examples(p) and os.path.realpath(p) not in skip]
+
+    if progress is None and sys.stderr.isatty():
+        progress = _progress
+    if not example_files and not any(d.function and _verifiable_code(d.code) for d in diagnostics):
+        # nothing to compile: no worker (and no torch import) at all
+        return sorted(_unverified(d) for d in diagnostics), []
+    pool = Pool(options.jobs, options.timeout)
+    trees: dict[str, ast.Module | None] = {}
+    related: dict[tuple[str, str, int], set[int]] = {}
+    try:
+        first: Worker = pool.workers[0]
+        try:
+            reply = first.request({"op": "examples", "examples": example_files, "qualname": "examples"}, options.timeout)
+        except (WorkerDied, TimeoutError) as exc:
+            raise VerifyError(f"cannot start a verify worker: {exc}") from None
+        for mismatch in first.info.get("data_mismatches", []):
+            print(f"zlint: verify: torch data mismatch: {mismatch}", file=sys.stderr)
+        device = options.device
+        if device == "auto":
+            device = "cuda" if first.info.get("cuda") else "cpu"
+        elif device == "cuda" and not first.info.get("cuda"):
+            raise VerifyError("--device cuda: torch sees no CUDA device here")
+        backend = options.backend or ("inductor" if device == "cuda" else "aot_eager")
+
+        # functions to verify: those with findings, and those with registered examples
+        targets: dict[tuple[str, str], list[int]] = {}
+        for d in diagnostics:
+            if d.function and _verifiable_code(d.code):
+                targets.setdefault((os.path.realpath(d.path), d.function), []).append(d.line)
+        registered = reply.get("examples", {}).get("targets", [])
+        for path, qualname in registered:
+            if path in enabled_for:
+                targets.setdefault((path, qualname), [])
+        keys = [k for k in targets if k[0] not in skip]
+        jobs = []
+        for path, qualname in keys:
+            focus = set(targets[(path, qualname)])
+            sizes = list(options.sizes)
+            func = _parsed_function(path, qualname, trees)
+            if func is not None:
+                for line in list(focus):
+                    related[(path, qualname, line)] = related_lines(func, line)
+                    focus |= related[(path, qualname, line)]
+                sizes += threshold_sizes(func, set(targets[(path, qualname)]), options.sizes)
+            jobs.append({
+                "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": sizes,
+                "modes": list(options.modes), "backend": backend, "device": device, "examples": example_files,
+            })
+        results = pool.run(jobs, progress)
+    finally:
+        pool.close()
+
+    reports = {key: FunctionReport.from_dict(r) for key, r in zip(keys, results) if r}
+    out: list[Diagnostic] = []
+    static_by_function: dict[tuple[str, str], set[int]] = defaultdict(set)
+    display_path: dict[str, str] = {}
+    for d in diagnostics:
+        key = (os.path.realpath(d.path), d.function or "")
+        display_path.setdefault(key[0], d.path)
+        report = reports.get(key)
+        lines = set(range(d.line, max(d.line, d.end_line) + 1)) | related.get((key[0], key[1], d.line), set())
+        if report is not None and not _verifiable_code(d.code) and not report.unverifiable:
+            # a call-site finding inside a function verified anyway: confirmed only by evidence
+            if not any(e.line in lines for e in report.evidence):
+                report = None
+        if report is None:
+            out.append(_unverified(d))
+            continue
+        static_by_function[key] |= lines
+        out.append(replace(d, verify=status_for(report, sorted(lines))))
+    for key, report in reports.items():
+        path = display_path.get(key[0]) or _display(key[0], paths)
+        found = runtime_diagnostics(
+            report, static_by_function.get(key, set()), path, _def_line(report), enabled_for.get(key[0], frozenset())
+        )
+        if found:
+            try:
+                lines = Path(key[0]).read_text(encoding="utf-8").splitlines()
+                found = list(noqa.filter_suppressed(found, lines))
+            except (OSError, UnicodeDecodeError):
+                pass
+        out.extend(found)
+    return sorted(out), list(reports.values())
+
+
+def _registers_examples(path: str) -> bool:
+    """A linted module that imports ``zlint.verify`` registers examples for itself when imported."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "zlint.verify" in text and "example(" in text
+
+
+def _verifiable_code(code: str) -> bool:
+    """ZL1xx-ZL3xx describe what dynamo does inside a compiled function: those are verified.
+    ZL4xx are about compile call sites and settings, ZL8xx/ZL9xx are --verify's and meta codes."""
+    return code[:3] in ("ZL1", "ZL2", "ZL3")
+
+
+def _unverified(d: Diagnostic) -> Diagnostic:
+    if not _verifiable_code(d.code):
+        reason = "a compile call-site/setup finding: --verify compiles functions, not their call sites"
+    elif not d.function:
+        reason = "module-level code: nothing is compiled here"
+    else:
+        reason = "not verified"
+    return replace(d, verify={"status": UNVERIFIABLE, "reason": reason})
+
+
+def _parsed_function(path: str, qualname: str, trees: dict):
+    if path not in trees:
+        try:
+            trees[path] = ast.parse(Path(path).read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            trees[path] = None
+    tree = trees[path]
+    return _function_node(tree, qualname) if tree is not None else None
+
+
+def _def_line(report: FunctionReport) -> int:
+    return report.first_line or 1
+
+
+def _display(real: str, paths: list[str]) -> str:
+    for p in paths:
+        if os.path.realpath(p) == real:
+            return p
+    return real
+
+
+def fails(d: Diagnostic, strict: bool = False) -> bool:
+    """Whether a finding fails a ``--verify`` run: CONFIRMED always, UNVERIFIABLE when strict."""
+    status = (d.verify or {}).get("status")
+    return status == CONFIRMED or (strict and status == UNVERIFIABLE)
+
+
+def run_from_cli(args, diagnostics: list[Diagnostic], linted: list) -> list[Diagnostic] | str:
+    """The CLI's ``--verify`` step; returns the verified diagnostics or a one-line error."""
+    from zlint import verify as verify_package
+    from zlint.settings import ConfigError
+
+    if not verify_package.torch_available():
+        return "--verify needs torch; install the extra: pip install 'zlint[verify]'"
+    configured: list[str] = []
+    try:
+        for config in {s.config_path for _, s in linted if s.config_path is not None}:
+            configured += configured_examples(config)
+    except ConfigError as exc:
+        return f"{exc.path}: {exc}"
+    missing = [f for f in configured if not os.path.isfile(f)]
+    if missing:
+        return f"[tool.zlint.verify] examples: no such file: {missing[0]}"
+    options = VerifyOptions(
+        sizes=tuple(args.sizes), device=args.device, backend=args.backend, timeout=args.verify_timeout,
+        jobs=max(1, getattr(args, "jobs", 1) or 1),
+    )
+    pairs = [(path, settings.enabled_codes(path)) for path, settings in linted]
+    try:
+        verified, reports = verify(diagnostics, pairs, options, configured)
+    except VerifyError as exc:
+        return str(exc)
+    for report in reports:
+        where = f"{_display(report.path, [p for p, _ in linted])}:{report.first_line}"
+        name = report.target.rsplit("::", 1)[-1]
+        for caveat in caveats(report):
+            print(f"zlint: verify: {where}: {name}: {caveat}", file=sys.stderr)
+    return verified

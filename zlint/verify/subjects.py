@@ -1,0 +1,185 @@
+"""Turn ``(file, qualified name)`` into something to call and inputs to call it with.
+
+Runs in a worker: it imports the user's module (project root and ``src/`` on ``sys.path``),
+finds the function or ``nn.Module`` method, and takes inputs from a registered example, else from
+jaxtyping-style annotations, else from how the function uses its parameters.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from zlint.verify import examples
+from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs
+
+
+class Unverifiable(Exception):
+    """No honest verification is possible; ``str()`` says why."""
+
+
+def project_root(path: Path) -> Path:
+    """The nearest ancestor holding ``pyproject.toml``/``setup.py``/``.git``, else the file's dir."""
+    for parent in path.parents:
+        if any((parent / marker).exists() for marker in ("pyproject.toml", "setup.py", "setup.cfg", ".git")):
+            return parent
+    return path.parent
+
+
+def import_paths(path: Path) -> list[str]:
+    """``sys.path`` entries that make ``path`` importable: the project root, ``src/`` and the
+    directory above the file's top-level package (or the file's own directory)."""
+    root = project_root(path)
+    top = path.parent
+    while (top / "__init__.py").exists() and top.parent != top:
+        top = top.parent
+    entries = [str(top), str(root)]
+    if (root / "src").is_dir():
+        entries.append(str(root / "src"))
+    return list(dict.fromkeys(entries))
+
+
+def _module_name(path: Path) -> str:
+    parts = [path.stem]
+    parent = path.parent
+    while (parent / "__init__.py").exists() and parent.parent != parent:
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return ".".join(p for p in parts if p != "__init__")
+
+
+def import_file(path: str | Path) -> Any:
+    """Import a file as a module, reusing ``sys.modules`` when that file is already imported."""
+    path = Path(path).resolve()
+    for entry in reversed(import_paths(path)):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    name = _module_name(path)
+    module = sys.modules.get(name)
+    if module is not None and os.path.realpath(getattr(module, "__file__", "") or "") == str(path):
+        return module
+    if module is None:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin and os.path.realpath(spec.origin) == str(path):
+            return importlib.import_module(name)
+    # a name clash (two ``model.py``): load the file under a private name
+    private = f"_zlint_verify_.{abs(hash(str(path)))}.{path.stem}".replace(".", "_")
+    spec = importlib.util.spec_from_file_location(private, path)
+    if spec is None or spec.loader is None:
+        raise Unverifiable(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[private] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
+    import torch
+
+    def make(n: int) -> tuple[tuple, dict]:
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for p in plan.params:
+            if p.kind == "default":
+                continue
+            if p.kind == "int":
+                value: Any = FIXED
+            else:
+                shape = [n if lab in plan.swept else (int(lab) if lab.isdigit() else FIXED) for lab in p.labels]
+                if p.dtype == "int":
+                    value = torch.randint(0, FIXED, shape)
+                elif p.dtype == "bool":
+                    value = torch.rand(shape) > 0.5
+                else:
+                    value = torch.randn(shape)
+            if p.keyword_only:
+                kwargs[p.name] = value
+            else:
+                args.append(value)
+        return tuple(args), kwargs
+
+    return make
+
+
+def _instance(owner: type, registered: examples.Example | None) -> Any:
+    if registered is not None and registered.factory is not None:
+        obj = registered.factory()
+    else:
+        try:
+            obj = owner()
+        except Exception as exc:
+            raise Unverifiable(
+                f"method of {owner.__name__}, which {owner.__name__}() cannot build ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0][:100] if str(exc) else ''}); register an example with a factory"
+            ) from None
+    if hasattr(obj, "eval") and callable(obj.eval):
+        obj.eval()  # dropout off: compiled and eager outputs must be comparable
+    return obj
+
+
+def build(path: str, qualname: str, focus_lines: list[int]):
+    """A :class:`zlint.verify.probe.Subject` for ``qualname`` in ``path``, plus where inputs came from."""
+    from zlint.verify.probe import Subject, normalize_call
+
+    file = Path(path).resolve()
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+        raise Unverifiable(f"cannot read {path}: {exc}") from None
+    node = find_function(tree, qualname)
+    if node is None:
+        raise Unverifiable(f"{qualname} is not a module-level function or a method (nested functions cannot be reached)")
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    last = node.end_lineno or node.lineno
+
+    module = import_file(file)
+    parts = qualname.split(".")
+    owner: Any = module
+    for part in parts[:-1]:
+        owner = getattr(owner, part, None)
+        if not inspect.isclass(owner):
+            raise Unverifiable(f"{qualname}: {part} is not a class at import time")
+    if not hasattr(owner, parts[-1]):
+        raise Unverifiable(f"{qualname} is not defined after importing {file.name}")
+    registered = examples.lookup(str(file), qualname)
+    is_method = inspect.isclass(owner) and not isinstance(
+        inspect.getattr_static(owner, parts[-1]), (staticmethod, classmethod)
+    )
+    call = getattr(_instance(owner, registered), parts[-1]) if is_method else getattr(owner, parts[-1])
+    # a function decorated with @torch.compile: verify what it wraps
+    call = getattr(call, "_torchdynamo_orig_callable", call)
+
+    if registered is not None:
+        make = lambda n: normalize_call(registered.make_inputs(n))  # noqa: E731
+        source, detail = "registered", "registered example"
+    else:
+        plan = plan_inputs(node, focus_lines, is_method)
+        if plan.problem:
+            raise Unverifiable(plan.problem)
+        make = _make_from_plan(plan)
+        source, detail = plan.source, plan.describe()
+    subject = Subject(call, make, str(file), first, last, qualname)
+    return subject, source, detail, (registered.sizes if registered else None)
+
+
+def load_examples(files: list[str]) -> list[str]:
+    """Import examples files (registering their examples); returns one line per failure."""
+    problems = []
+    for name in files:
+        try:
+            import_file(name)
+        except BaseException as exc:  # an examples file is user code too
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            problems.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    return problems

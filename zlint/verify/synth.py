@@ -1,0 +1,291 @@
+"""Input plans from source alone (no torch): jaxtyping-style annotations, then usage.
+
+A plan says, per parameter, whether it is a tensor (with one label per dim), a value to leave to
+its default, or a plain int; and which dim labels the size sweep drives. The worker turns a plan
+into tensors. Usage gives the rank: ``x.shape[2]`` needs rank >= 3, ``b, s, d = x.shape`` is rank 3.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+#: size of every dim the sweep does not drive (not in the default sweep, so never duck-sized with it)
+FIXED = 4
+DEFAULT_RANK = 2
+_TENSOR_NAMES = {"Tensor", "torch.Tensor", "FloatTensor", "LongTensor", "BoolTensor"}
+_DTYPES = {
+    "Float": "float", "Float32": "float", "Float64": "float", "Shaped": "float", "Num": "float",
+    "Real": "float", "Inexact": "float", "Int": "int", "Int64": "int", "Int32": "int", "Integer": "int",
+    "Long": "int", "UInt8": "int", "Bool": "bool",
+}
+_TENSOR_METHODS = {
+    "shape", "size", "dim", "ndim", "numel", "view", "reshape", "sum", "mean", "unsqueeze", "squeeze",
+    "transpose", "permute", "new_zeros", "new_ones", "new_empty", "flatten", "matmul", "softmax",
+    "to", "float", "contiguous", "expand", "narrow", "split", "chunk", "unbind", "masked_fill",
+}
+
+
+@dataclass
+class Param:
+    name: str
+    kind: str  # "tensor", "default" (leave it out), "int"
+    labels: list[str] = field(default_factory=list)  # one per dim; a digit string is a fixed size
+    dtype: str = "float"
+    keyword_only: bool = False
+
+
+@dataclass
+class Plan:
+    source: str  # "annotations" or "synthesized"
+    params: list[Param] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)  # labels driven by the sweep
+    problem: str = ""  # non-empty: no inputs can be made, and why
+
+    def describe(self) -> str:
+        parts = []
+        for p in self.params:
+            if p.kind == "tensor":
+                dims = ",".join("n" if lab in self.swept else (lab if lab.isdigit() else str(FIXED)) for lab in p.labels)
+                parts.append(f"{p.name}[{dims}]")
+            elif p.kind == "int":
+                parts.append(f"{p.name}={FIXED}")
+        return " ".join(parts)
+
+
+def find_function(tree: ast.Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The def named by a dotted qualified name (classes and functions), or None."""
+    body: list[ast.stmt] = tree.body
+    node = None
+    for part in qualname.split("."):
+        node = next(
+            (n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == part),
+            None,
+        )
+        if node is None:
+            return None
+        body = node.body
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    return ""
+
+
+def _jaxtyping(annotation: ast.expr | None) -> tuple[str, list[str]] | None:
+    """``Float[Tensor, "batch seq dim"]`` -> ("float", ["batch", "seq", "dim"])."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if not isinstance(annotation, ast.Subscript):
+        return None
+    dtype = _DTYPES.get(_dotted(annotation.value).rsplit(".", 1)[-1])
+    index = annotation.slice
+    if dtype is None or not isinstance(index, ast.Tuple) or len(index.elts) != 2:
+        return None
+    spec = index.elts[1]
+    if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
+        return None
+    labels = []
+    for token in spec.value.split():
+        token = token.lstrip("*#").split("=")[0]
+        labels.append("..." if token in ("...", "") else token)
+    return dtype, labels
+
+
+def _is_tensor_annotation(annotation: ast.expr | None) -> bool:
+    if annotation is None:
+        return False
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value in _TENSOR_NAMES
+    return _dotted(annotation) in _TENSOR_NAMES
+
+
+def _int_index(node: ast.expr) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_index(node.operand)
+        return -inner if inner is not None else None
+    return None
+
+
+class _Usage(ast.NodeVisitor):
+    """Per parameter: the rank its uses need, and which (param, dim) each size name stands for."""
+
+    def __init__(self, params: set[str]) -> None:
+        self.params = params
+        self.min_rank: dict[str, int] = {}
+        self.exact_rank: dict[str, int] = {}
+        self.used_as_tensor: set[str] = set()
+        self.size_names: dict[str, set[tuple[str, int]]] = {}
+
+    def _need(self, param: str, index: int) -> None:
+        need = index + 1 if index >= 0 else -index
+        self.min_rank[param] = max(self.min_rank.get(param, 0), need)
+
+    def size_refs(self, node: ast.AST) -> set[tuple[str, int]]:
+        """(param, dim) pairs a sub-expression reads, through size names too."""
+        refs: set[tuple[str, int]] = set()
+        for sub in ast.walk(node):
+            ref = self._size_of(sub)
+            if ref:
+                refs.add(ref)
+            elif isinstance(sub, ast.Name) and sub.id in self.size_names:
+                refs |= self.size_names[sub.id]
+            elif isinstance(sub, ast.For) and isinstance(sub.iter, ast.Name) and sub.iter.id in self.params:
+                refs.add((sub.iter.id, 0))
+        return refs
+
+    def _size_of(self, node: ast.AST) -> tuple[str, int] | None:
+        # x.size(i) / x.shape[i] / len(x) / x.numel()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if isinstance(owner, ast.Name) and owner.id in self.params:
+                if node.func.attr == "size" and len(node.args) == 1 and _int_index(node.args[0]) is not None:
+                    return owner.id, _int_index(node.args[0])
+                if node.func.attr in ("numel", "nelement") and not node.args:
+                    return owner.id, 0
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
+            owner = node.value.value
+            if node.value.attr == "shape" and isinstance(owner, ast.Name) and owner.id in self.params:
+                index = _int_index(node.slice)
+                if index is not None:
+                    return owner.id, index
+        if isinstance(node, ast.Call) and _dotted(node.func) == "len" and len(node.args) == 1:
+            arg = node.args[0]
+            if isinstance(arg, ast.Name) and arg.id in self.params:
+                return arg.id, 0
+        return None
+
+    @staticmethod
+    def _shape_owner(node: ast.expr) -> tuple[str, int] | None:
+        """``x.shape`` / ``x.size()`` -> (x, 0); ``x.shape[:k]`` / ``x.shape[1:]`` -> (x, start)."""
+        if isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name):
+            return node.value.id, 0
+        if (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+            and not node.args and isinstance(node.func.value, ast.Name)
+        ):
+            return node.func.value.id, 0
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            inner = _Usage._shape_owner(node.value)
+            start = _int_index(node.slice.lower) if node.slice.lower is not None else 0
+            if inner and start is not None and start >= 0:
+                return inner[0], start
+        return None
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target, (ast.Tuple, ast.List)):
+                owner = self._shape_owner(node.value)
+                if owner and owner[0] in self.params:
+                    param, start = owner
+                    starred = any(isinstance(e, ast.Starred) for e in target.elts)
+                    count = start + len(target.elts) - starred
+                    if start == 0 and not starred and not isinstance(node.value, ast.Subscript):
+                        self.exact_rank[param] = count
+                    self.min_rank[param] = max(self.min_rank.get(param, 0), count)
+                    for i, elt in enumerate(target.elts):
+                        if isinstance(elt, ast.Starred):
+                            break
+                        if isinstance(elt, ast.Name):
+                            self.size_names[elt.id] = {(param, start + i)}
+            elif isinstance(target, ast.Name):
+                refs = self.size_refs(node.value)
+                if refs:
+                    self.size_names[target.id] = refs
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.value, ast.Name) and node.value.id in self.params and node.attr in _TENSOR_METHODS:
+            self.used_as_tensor.add(node.value.id)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        ref = self._size_of(node)
+        if ref:
+            self._need(*ref)
+        if isinstance(node.value, ast.Name) and node.value.id in self.params:
+            self.used_as_tensor.add(node.value.id)
+            self.min_rank[node.value.id] = max(self.min_rank.get(node.value.id, 0), 1)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        ref = self._size_of(node)
+        if ref:
+            self._need(*ref)
+        self.generic_visit(node)
+
+
+def plan_inputs(func: ast.FunctionDef | ast.AsyncFunctionDef, focus_lines: list[int], is_method: bool) -> Plan:
+    """A plan for calling ``func``: sizes swept where the ``focus_lines`` read them."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    if is_method and positional:
+        positional = positional[1:]
+    defaults_from = len(positional) - len(args.defaults)
+    names = {a.arg for a in positional} | {a.arg for a in args.kwonlyargs}
+    usage = _Usage(names)
+    usage.visit(func)
+    # size names bound on one line and read on another need a second pass over assignments
+    usage.visit(func)
+
+    jax = {a.arg: _jaxtyping(a.annotation) for a in [*positional, *args.kwonlyargs]}
+    source = "annotations" if any(jax.values()) else "synthesized"
+    plan = Plan(source)
+    entries = [(a, i >= defaults_from) for i, a in enumerate(positional)]
+    entries += [(a, d is not None) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    for arg, has_default in entries:
+        name = arg.arg
+        keyword_only = arg in args.kwonlyargs
+        if jax.get(name):
+            dtype, labels = jax[name]
+            plan.params.append(Param(name, "tensor", labels, dtype, keyword_only))
+            continue
+        if has_default and name not in usage.used_as_tensor:
+            plan.params.append(Param(name, "default", keyword_only=keyword_only))
+            continue
+        annotation = _dotted(arg.annotation) if arg.annotation is not None else ""
+        if annotation in ("int", "float", "bool"):
+            plan.params.append(Param(name, "int", keyword_only=keyword_only))
+            continue
+        if has_default and not _is_tensor_annotation(arg.annotation):
+            plan.params.append(Param(name, "default", keyword_only=keyword_only))
+            continue
+        # an unannotated parameter without a default is taken as a tensor: eager will tell
+        rank = usage.exact_rank.get(name, max(DEFAULT_RANK, usage.min_rank.get(name, 0)))
+        plan.params.append(Param(name, "tensor", [f"{name}.{i}" for i in range(rank)], "float", keyword_only))
+    if args.vararg is not None and not plan.params:
+        plan.problem = f"{func.name} takes *{args.vararg.arg}: register an example"
+        return plan
+
+    tensors = {p.name: p for p in plan.params if p.kind == "tensor"}
+    if not tensors:
+        plan.problem = f"{func.name} takes no tensor argument to size: register an example"
+        return plan
+
+    swept: list[str] = []
+    for stmt in ast.walk(func):
+        if getattr(stmt, "lineno", None) in focus_lines and isinstance(stmt, (ast.stmt, ast.expr)):
+            for param, dim in usage.size_refs(stmt):
+                p = tensors.get(param)
+                if p and -len(p.labels) <= dim < len(p.labels):
+                    label = p.labels[dim]
+                    if label not in swept and not label.isdigit():
+                        swept.append(label)
+    if not swept:  # nothing on the flagged lines names a dim: drive the leading dim of every tensor
+        for p in tensors.values():
+            if p.labels and not p.labels[0].isdigit() and p.labels[0] not in swept:
+                swept.append(p.labels[0])
+                if source == "annotations":
+                    break
+    plan.swept = swept
+    return plan

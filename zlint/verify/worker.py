@@ -1,0 +1,132 @@
+"""A verify worker process: imports torch once, then verifies one function per request.
+
+Protocol: one JSON object per line. Requests arrive on the fd that was stdin and replies leave on
+the fd that was stdout; both are moved aside first, so user code that prints, reads stdin or
+closes fds 0/1 cannot corrupt them. ``sys.exit`` and exceptions in user code become an
+UNVERIFIABLE report; ``os._exit``, segfaults and hangs kill only this process (the pool notices).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import warnings
+
+
+def _channels():
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)  # user prints end up in the worker's log, never in zlint's output
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = sys.stderr
+    return requests, replies
+
+
+def _send(replies, message: dict) -> None:
+    replies.write(json.dumps(message) + "\n")
+    replies.flush()
+
+
+def _unverifiable(job: dict, reason: str, started: float) -> dict:
+    from zlint.verify.evidence import FunctionReport
+
+    report = FunctionReport(f"{job['path']}::{job['qualname']}", path=job["path"], unverifiable=reason)
+    report.seconds = time.perf_counter() - started
+    return report.to_dict()
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"user code called sys.exit({exc.code!r})"
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
+
+
+def run_job(job: dict, probers: dict, loaded: set) -> dict:
+    from zlint.verify import subjects
+    from zlint.verify.evidence import FunctionReport
+    from zlint.verify.probe import Prober
+
+    started = time.perf_counter()
+    new = [f for f in job.get("examples", []) if f not in loaded]
+    loaded.update(new)
+    problems = subjects.load_examples(new)
+    try:
+        subject, source, detail, sizes = subjects.build(job["path"], job["qualname"], job.get("focus", []))
+    except subjects.Unverifiable as exc:
+        return _unverifiable(job, str(exc), started)
+    except BaseException as exc:  # the user's module failed to import
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return _unverifiable(job, f"importing {os.path.basename(job['path'])} failed: {_describe(exc)}", started)
+    key = (job["backend"], job["device"])
+    prober = probers.setdefault(key, Prober(*key))
+    report = FunctionReport(f"{job['path']}::{job['qualname']}", inputs=source, input_detail=detail)
+    if problems:
+        report.input_detail += f" (examples files failed: {'; '.join(problems)})"
+    sweep = list(sizes or job["sizes"])
+    prober.run(subject, sweep, tuple(job["modes"]), job.get("focus") or None, report)
+    report.seconds = time.perf_counter() - started
+    return report.to_dict()
+
+
+def _registered(files: list[str], loaded: set) -> list:
+    from zlint.verify import examples, subjects
+
+    new = [f for f in files if f not in loaded]
+    loaded.update(new)
+    problems = subjects.load_examples(new)
+    return {"targets": [list(e.key) for e in examples.registered()], "problems": problems}
+
+
+def main() -> None:
+    requests, replies = _channels()
+    home = os.getcwd()
+    saved_path = list(sys.path)
+    warnings.filterwarnings("ignore")
+    import torch  # the one expensive import, paid once per worker
+    import torch._dynamo  # noqa: F401
+
+    from zlint.verify import probe  # noqa: F401
+
+    try:  # the static rules' shipped per-version torch facts, checked against this live torch
+        from zlint.torch_versions import cross_check
+
+        mismatches = cross_check(torch)
+    except Exception as exc:  # a check of our data must never stop verification
+        mismatches = [f"could not cross-check the shipped torch data: {_describe(exc)}"]
+    _send(replies, {
+        "ready": True, "torch": torch.__version__, "cuda": torch.cuda.is_available(), "data_mismatches": mismatches,
+    })
+    probers: dict = {}
+    loaded: set = set()
+    for line in requests:
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        started = time.perf_counter()
+        if job.get("op") == "examples":  # which functions have registered examples
+            _send(replies, {"examples": _registered(job.get("examples", []), loaded)})
+            continue
+        try:
+            reply = run_job(job, probers, loaded)
+        except BaseException as exc:  # sys.exit in user code, or anything else: report, keep serving
+            if isinstance(exc, KeyboardInterrupt):
+                break
+            reply = _unverifiable(job, _describe(exc), started)
+        finally:
+            try:
+                os.chdir(home)  # user code may have changed the cwd
+            except OSError:
+                pass
+            sys.path[:] = list(dict.fromkeys([*sys.path, *saved_path]))
+        _send(replies, {"report": reply})
+
+
+if __name__ == "__main__":
+    main()
