@@ -31,10 +31,10 @@ def box_areas(boxes: Tensor) -> Tensor:
 
 
 def anchor_scale(feats: Tensor) -> Tensor:
-    num_boxes = feats.size(0)
-    if num_boxes not in ANCHORS:  # a size as a dict key
-        ANCHORS[num_boxes] = torch.linspace(0, 1, num_boxes)
-    return feats * ANCHORS[num_boxes][:, None]
+    grid = ANCHORS.get(feats.size(0))  # a size as a dict key: one lookup per count
+    if grid is None:
+        grid = torch.linspace(0, 1, feats.shape[0])
+    return feats * grid[:, None]
 
 
 def per_box(boxes: Tensor) -> Tensor:
