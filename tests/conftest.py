@@ -14,6 +14,20 @@ from zlint.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 ALL = Settings(select=("ALL",))
 
+# a small file with one ZL101 (line 6) and one ZL102 (line 8), shared by the output-format tests
+POOL_HAZARD = """\
+import torch
+
+
+def pool(x: torch.Tensor) -> torch.Tensor:
+    n = x.size(0)
+    if n == 1:
+        return x
+    if x.numel():
+        return x.sum(0)
+    return x
+"""
+
 
 def lint(code: str, settings: Settings = ALL, path: str = "t.py"):
     """Lint dedented source with every rule; returns the diagnostics."""

@@ -10,18 +10,7 @@ import pytest
 
 from inprocess import zlint
 
-HAZARD = """\
-import torch
-
-
-def pool(x: torch.Tensor) -> torch.Tensor:
-    n = x.size(0)
-    if n == 1:
-        return x
-    if x.numel():
-        return x.sum(0)
-    return x
-"""
+from conftest import POOL_HAZARD as HAZARD  # noqa: E402
 
 
 @pytest.fixture

@@ -17,18 +17,7 @@ from zlint.diagnostics import Diagnostic
 from zlint.report.github import annotation
 from zlint.report.writers import FORMATS
 
-HAZARD = """\
-import torch
-
-
-def pool(x: torch.Tensor) -> torch.Tensor:
-    n = x.size(0)
-    if n == 1:
-        return x
-    if x.numel():
-        return x.sum(0)
-    return x
-"""
+from conftest import POOL_HAZARD as HAZARD  # noqa: E402
 
 
 @pytest.fixture

@@ -19,18 +19,7 @@ from zlint.registry import RULES_BY_CODE
 SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft4Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
 
-HAZARD = """\
-import torch
-
-
-def pool(x: torch.Tensor) -> torch.Tensor:
-    n = x.size(0)
-    if n == 1:
-        return x
-    if x.numel():
-        return x.sum(0)
-    return x
-"""
+from conftest import POOL_HAZARD as HAZARD  # noqa: E402
 
 
 @pytest.fixture

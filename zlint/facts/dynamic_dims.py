@@ -12,6 +12,7 @@ import libcst as cst
 
 from zlint.batched import visit
 from zlint.facts.imports import ImportMap
+from zlint.facts.literals import int_literal  # noqa: F401 - re-exported
 
 MARK_FUNCTIONS = frozenset({"mark_dynamic", "maybe_mark_dynamic", "mark_unbacked"})
 _MARK_MODULES = ("torch._dynamo", "torch._dynamo.decorators", "torch.compiler")
@@ -26,17 +27,7 @@ def mark_kind(qualified: str | None) -> str | None:
     return name if name in MARK_FUNCTIONS and module in _MARK_MODULES else None
 
 
-def int_literal(node: cst.BaseExpression | None) -> int | None:
-    """The value of an integer literal (``-1`` included)."""
-    sign = 1
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        sign, node = -1, node.expression
-    if isinstance(node, cst.Integer):
-        try:
-            return sign * int(node.evaluated_value)
-        except ValueError:
-            return None
-    return None
+
 
 
 def annotation_dims(annotation: cst.BaseExpression, imports: ImportMap) -> tuple[str, ...] | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
+from zlint.facts.literals import number_literal
 
 from zlint.batched import visit
 from zlint.facts.imports import ImportMap
@@ -124,22 +125,6 @@ TENSOR_EVIDENCE_METHODS = frozenset({"size", "numel", "nelement", "dim", "view",
 COMPARISON_OPS = (
     cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
 )
-
-
-def _int_literal(node: cst.BaseExpression) -> int | float | None:
-    """The value of an int/float literal (``-1`` included), else None."""
-    sign = 1
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-        sign = -1 if isinstance(node.operator, cst.Minus) else 1
-        node = node.expression
-    try:
-        if isinstance(node, cst.Integer):
-            return sign * int(node.evaluated_value)
-        if isinstance(node, cst.Float):
-            return sign * float(node.evaluated_value)
-    except ValueError:
-        return None
-    return None
 
 
 class _TensorEvidence(cst.CSTVisitor):
@@ -507,7 +492,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         kinds = {f.kind if f else None for f in (body, orelse)}
         if kinds == {Kind.SIZE} or (
             Kind.SIZE in kinds
-            and any(_int_literal(n) is not None for n in (original_node.body, original_node.orelse))
+            and any(number_literal(n) is not None for n in (original_node.body, original_node.orelse))
         ):
             self._set(original_node, SIZE)
         elif len(kinds) == 1 and body is not None:
@@ -564,7 +549,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         lk, rk = self._kind(left), self._kind(right)
         if isinstance(op, (cst.In, cst.NotIn)):
             if lk is Kind.SIZE and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
-                values = [_int_literal(e.value) for e in right.elements]
+                values = [number_literal(e.value) for e in right.elements]
                 if values and all(v is not None for v in values):
                     text = ", ".join(str(v) for v in values)
                     return (Versus.ZERO_ONE if {0, 1} & set(values) else Versus.CONSTANT), text
@@ -576,7 +561,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
             return Versus.SIZE, None
         for mine, own_node, other_node in ((lk, left, right), (rk, right, left)):
             if mine is Kind.SIZE:
-                value = _int_literal(other_node)
+                value = number_literal(other_node)
                 if value is not None:
                     if value == 0 and _is_modulo(own_node):
                         # `h % ph == 0` guards divisibility (Eq(Mod(s0, k), 0)), not a 0/1 size

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.facts.imports import ImportMap
+from zlint.facts.literals import int_literal as int_value  # noqa: F401 - re-exported
 
 
 def method_name(call: cst.Call) -> str | None:
@@ -37,14 +38,3 @@ def torch_function(call: cst.Call, imports: ImportMap) -> str | None:
     return None
 
 
-def int_value(node: cst.BaseExpression | None) -> int | None:
-    """The value of an int literal (``-1`` included), else None."""
-    sign = 1
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        sign, node = -1, node.expression
-    if isinstance(node, cst.Integer):
-        try:
-            return sign * int(node.evaluated_value)
-        except ValueError:
-            return None
-    return None
