@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from zlint.rules.base import Rule
 from zlint.torch_versions import parse_version, target_torch_version
 
 
@@ -27,3 +28,12 @@ def target_version(settings: object | None) -> tuple[int, int, int]:
 # symbolically, with no guard. Older releases guarded on them (PRs #95479, #94365); which release
 # changed each is not measured here, so the rules apply to every release before the pinned one.
 SYMBOLIC_SINCE = (2, 13, 0)
+
+
+class BeforeSymbolicRelease(Rule):
+    """Base of rules that only apply when the targeted torch is older than ``SYMBOLIC_SINCE``:
+    ``self.applies`` says whether this file's settings target such a release."""
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self.applies = target_version(context.settings) < SYMBOLIC_SINCE

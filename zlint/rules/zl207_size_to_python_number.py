@@ -5,24 +5,19 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.facts.size_facts import Kind
-from zlint.rules.base import Rule
 from zlint.rules.calls import positional
-from zlint.rules.versioned import SYMBOLIC_SINCE, target_version
+from zlint.rules.versioned import BeforeSymbolicRelease
 from zlint.facts.size_facts import SIZE_WORDS
 
 CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt", "math.trunc"})
 
 
-class SizeToPythonNumber(Rule):
+class SizeToPythonNumber(BeforeSymbolicRelease):
     code = "ZL207"
     trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
     function_local = True
     name = "size-to-python-number"
     summary = "`int()`/`float()`/`math.ceil()` of a tensor size (specializes on torch before 2.13)"
-
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self.applies = target_version(context.settings) < SYMBOLIC_SINCE
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.applies:

@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.base import Rule
 from zlint.rules.calls import method_name, torch_function
-from zlint.rules.versioned import SYMBOLIC_SINCE, target_version
+from zlint.rules.versioned import BeforeSymbolicRelease
 
 
-class SqueezeWithoutDim(Rule):
+class SqueezeWithoutDim(BeforeSymbolicRelease):
     code = "ZL208"
     trigger_words = frozenset({"squeeze"})  # fast path: see zlint/prepass.py
     function_local = True
     name = "squeeze-without-dim"
     summary = "`x.squeeze()` without a dim (guards every dim on torch before 2.13)"
-
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self.applies = target_version(context.settings) < SYMBOLIC_SINCE
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.applies:
