@@ -133,6 +133,8 @@ def _error(message: str) -> int:
 
 
 def check(args: argparse.Namespace) -> int:
+    if args.baseline and args.write_baseline:  # before anything is linted or fixed
+        return _error("--baseline and --write-baseline cannot be combined")
     overrides = {"select": args.select, "extend_select": args.extend_select, "ignore": args.ignore}
     try:
         for value in overrides.values():
@@ -153,7 +155,7 @@ def check(args: argparse.Namespace) -> int:
         for item in discover(args.paths or ["."], resolver):
             if isinstance(item, PathProblem):
                 problem = FileError(item.path, item.reason)
-                errors.append(problem) if deferred is None else deferred.append(problem)
+                (errors if deferred is None else deferred).append(problem)
                 continue
             files.append(item.path)
             linted.append((item.path, item.settings))
@@ -186,8 +188,6 @@ def check(args: argparse.Namespace) -> int:
         return EXIT_ERROR if errors else (EXIT_FINDINGS if fixer.diffs else EXIT_CLEAN)
     if fixer is not None:
         print(fixer.summary(), file=sys.stderr)
-    if args.baseline and args.write_baseline:
-        return _error("--baseline and --write-baseline cannot be combined")
     try:
         adoption = adopt(
             diagnostics,
