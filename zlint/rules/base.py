@@ -18,7 +18,7 @@ from zlint.diagnostics import Diagnostic
 from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
 from zlint.facts.dynamic_dims import StaticDims
 from zlint.facts.imports import ImportMap
-from zlint.facts.size_facts import Fact, SizeFactsProvider
+from zlint.facts.size_facts import Fact, Kind, SizeFactsProvider
 
 if TYPE_CHECKING:
     from zlint.fixes import Fix
@@ -131,6 +131,13 @@ class Rule(cst.BatchableCSTVisitor):
 
     def fact(self, node: cst.CSTNode) -> Fact | None:
         return self.get_metadata(SizeFactsProvider, node, None)
+
+    def holds_size(self, node: cst.BaseExpression) -> bool:
+        """A size or shape, or a tuple with one in it (``(h, w)`` as a key or format argument)."""
+        fact = self.fact(node)
+        if fact is not None and fact.kind in (Kind.SIZE, Kind.SHAPE):
+            return True
+        return isinstance(node, cst.Tuple) and any(self.holds_size(e.value) for e in node.elements)
 
     def get_metadata(self, key, node, default=_NO_DEFAULT):  # type: ignore[override]
         # Positions cost ~2.5x the parse over a whole file and are needed only for reported

@@ -19,14 +19,6 @@ class SizeAsContainerKey(Rule):
     name = "size-as-container-key"
     summary = "A tensor size used as a key or index of a Python dict or list"
 
-    def _sized(self, node: cst.BaseExpression) -> bool:
-        fact = self.fact(node)
-        if fact is not None and fact.kind in (Kind.SIZE, Kind.SHAPE):
-            return True
-        if isinstance(node, cst.Tuple):
-            return any(self._sized(e.value) for e in node.elements)
-        return False
-
     def _is_container(self, node: cst.BaseExpression) -> bool:
         fact = self.fact(node)
         return fact is not None and fact.kind is Kind.CONTAINER
@@ -44,12 +36,12 @@ class SizeAsContainerKey(Rule):
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return
         key = node.slice[0].slice.value
-        if self._is_container(node.value) and self._sized(key):
+        if self._is_container(node.value) and self.holds_size(key):
             self._report(node, key)
 
     def visit_Dict(self, node: cst.Dict) -> None:
         for element in node.elements:
-            if isinstance(element, cst.DictElement) and self._sized(element.key):
+            if isinstance(element, cst.DictElement) and self.holds_size(element.key):
                 self._report(element.key, element.key)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -57,7 +49,7 @@ class SizeAsContainerKey(Rule):
             return
         assert isinstance(node.func, cst.Attribute)
         args = positional(node)
-        if args and self._is_container(node.func.value) and self._sized(args[0]):
+        if args and self._is_container(node.func.value) and self.holds_size(args[0]):
             self._report(node, args[0])
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -66,7 +58,7 @@ class SizeAsContainerKey(Rule):
             # `n in (1, 3)` on a literal is a comparison with constants: ZL1xx's finding
             literal = isinstance(target.comparator, (cst.List, cst.Set, cst.Tuple))
             if isinstance(target.operator, (cst.In, cst.NotIn)) and self._is_container(target.comparator) and not literal:
-                if self._sized(left):
+                if self.holds_size(left):
                     self._report(node, left)
                     return
             left = target.comparator

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import method_name
 from zlint.facts.size_facts import SIZE_WORDS
@@ -35,14 +34,6 @@ class SizeFormattedIntoString(Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._quiet = 0  # inside raise/assert/warnings/logging
-
-    def _sized(self, node: cst.BaseExpression) -> bool:
-        fact = self.fact(node)
-        if fact is not None and fact.kind in (Kind.SIZE, Kind.SHAPE):
-            return True
-        if isinstance(node, cst.Tuple):
-            return any(self._sized(e.value) for e in node.elements)
-        return False
 
     def _report(self, node: cst.CSTNode) -> None:
         if self._quiet:
@@ -105,10 +96,10 @@ class SizeFormattedIntoString(Rule):
             return
         func = node.func
         if isinstance(func, cst.Name) and func.value in {"str", "repr"} and len(node.args) == 1:
-            if self._sized(node.args[0].value):
+            if self.holds_size(node.args[0].value):
                 self._report(node)
         elif method_name(node) == "format" and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)):
-            if any(self._sized(a.value) for a in node.args):
+            if any(self.holds_size(a.value) for a in node.args):
                 self._report(node)
 
     def leave_Call(self, original_node: cst.Call) -> None:
@@ -116,11 +107,11 @@ class SizeFormattedIntoString(Rule):
             self._quiet -= 1
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
-        if self._sized(node.expression):
+        if self.holds_size(node.expression):
             self._report(node.expression)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if isinstance(node.operator, cst.Modulo) and isinstance(
             node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-        ) and self._sized(node.right):
+        ) and self.holds_size(node.right):
             self._report(node)
