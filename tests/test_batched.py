@@ -142,3 +142,61 @@ def test_plain_visit_matches_libcst_including_skipped_children():
     module.visit(expected)
     visit(module, got)
     assert len(expected.events) > 100 and got.events == expected.events
+
+
+def _hooked_recorder(base, skip_in: str | None = None):
+    """A visitor with visit/leave hooks on every non-trivia node type only (like every rule and
+    fact): the fast walk skips whitespace and punctuation for it. ``skip_in``: a plain visitor
+    whose ``visit_ClassDef`` returns False for that class (children skipped, as in LibCST)."""
+    from zlint.batched import _trivia_names
+
+    namespace = {}
+
+    def hook(method_name, event, label):
+        def method(self, node):
+            self.events.append((event, label, id(node)))
+            if label == "ClassDef" and event == "visit" and node.name.value == skip_in:
+                return False
+            return None
+
+        method.__name__ = method_name
+        namespace[method_name] = method
+
+    for cls in _all_node_types():
+        if cls.__name__ not in _trivia_names():  # by name: LibCST keeps pre-slots twins of its classes
+            hook(f"visit_{cls.__name__}", "visit", cls.__name__)
+            hook(f"leave_{cls.__name__}", "leave", cls.__name__)
+
+    def __init__(self):
+        base.__init__(self)
+        self.events = []
+
+    namespace["__init__"] = __init__
+    return type("HookedRecorder", (base,), namespace)
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_trivia_skipping_walk_keeps_every_hooked_event(name):
+    from zlint.batched import _IS_WALKED, _Batch
+
+    module = cst.parse_module(SOURCES[name])
+    recorder_class = _hooked_recorder(cst.BatchableCSTVisitor)
+    expected, got = recorder_class(), recorder_class()
+    MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([expected])
+    batch = _Batch([got])
+    assert batch._cache is _IS_WALKED  # the trivia really are skipped here
+    batch.walk(module)
+    assert len(expected.events) > 100 and got.events == expected.events
+
+
+def test_trivia_skipping_plain_visit_obeys_false_like_libcst():
+    from zlint.batched import visit
+
+    module = cst.parse_module(TRICKY + "class Skipped:\n    def g(self):\n        return 1\n")
+    recorder_class = _hooked_recorder(cst.CSTVisitor, skip_in="Skipped")
+    expected, got = recorder_class(), recorder_class()
+    module.visit(expected)
+    visit(module, got)
+    names = [label for _, label, _ in expected.events]
+    assert "ClassDef" in names and names.count("FunctionDef") >= 3
+    assert got.events == expected.events

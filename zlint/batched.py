@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from functools import lru_cache
+import typing
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -76,33 +77,91 @@ def _field_order(node: cst.CSTNode) -> tuple[str, ...]:
     return order
 
 
+# Whitespace, comments and punctuation: about 70% of a module's nodes. Their subtrees hold
+# nothing but more of them, so a traversal in which no visitor hooks one of these types skips
+# them (and gives the same events for every hook that exists).
+_TRIVIA = (
+    cst.BaseParenthesizableWhitespace, cst.Newline, cst.TrailingWhitespace, cst.EmptyLine, cst.Comment,
+    cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
+    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
+)
 _IS_NODE: dict[type, bool] = {}
+_IS_WALKED: dict[type, bool] = {}
 
 
-def _children(node: cst.CSTNode, attribute: str) -> list[cst.CSTNode]:
-    """The nodes in one field (CSTNode is an ABC: cache the isinstance answer per type)."""
+def is_trivia(cls: type) -> bool:
+    """Whether nodes of this type only carry whitespace, comments or punctuation."""
+    return issubclass(cls, _TRIVIA)
+
+
+def _children(node: cst.CSTNode, attribute: str, cache: dict[type, bool] = _IS_NODE) -> list[cst.CSTNode]:
+    """The nodes in one field that the walk enters (CSTNode is an ABC: the answer is cached
+    per type); with the ``_IS_WALKED`` cache, trivia nodes are left out."""
     value = getattr(node, attribute)
     kind = type(value)
     if kind is tuple or kind is list:
         out = []
         for item in value:
-            is_node = _IS_NODE.get(type(item))
-            if is_node is None:
-                is_node = _IS_NODE[type(item)] = isinstance(item, cst.CSTNode)
-            if is_node:
+            walked = cache.get(type(item))
+            if walked is None:
+                walked = cache[type(item)] = _enters(type(item), cache)
+            if walked:
                 out.append(item)
         return out
-    is_node = _IS_NODE.get(kind)
-    if is_node is None:
-        is_node = _IS_NODE[kind] = isinstance(value, cst.CSTNode)
-    return [value] if is_node else []
+    walked = cache.get(kind)
+    if walked is None:
+        walked = cache[kind] = _enters(kind, cache)
+    return [value] if walked else []
+
+
+def _enters(kind: type, cache: dict[type, bool]) -> bool:
+    return issubclass(kind, cst.CSTNode) and not (cache is _IS_WALKED and is_trivia(kind))
+
+
+@lru_cache(maxsize=None)
+def _walked_fields(cls: type, order: tuple[str, ...]) -> tuple[str, ...]:
+    """The fields of ``order`` whose declared type can hold a node that is not trivia
+    (``whitespace_after``, ``lpar``, ``comma``... are left out); all of them when in doubt."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # an annotation that does not resolve: walk every field
+        return order
+    return tuple(name for name in order if name not in hints or not _only_trivia(hints[name]))
+
+
+def _only_trivia(annotation: object) -> bool:
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is not None:
+        return bool(args) and all(_only_trivia(a) for a in args)
+    if not isinstance(annotation, type):
+        return False  # a string or an unusual form: assume it may hold anything
+    return not issubclass(annotation, cst.CSTNode) or is_trivia(annotation)
 
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     """``node.visit(visitor)`` for a read-only CSTVisitor, without rebuilding nodes.
 
-    ``visit_*`` returning False skips the children, as in LibCST.
+    ``visit_*`` returning False skips the children, as in LibCST. A visitor that keeps LibCST's
+    own ``on_*`` dispatch gets the fast walk (hooks found once per class, trivia skipped).
     """
+    if _plain(type(visitor)):
+        _Batch([visitor], obey_returns=True).walk(node)
+    else:
+        _generic_visit(node, visitor)
+
+
+@lru_cache(maxsize=None)
+def _plain(cls: type) -> bool:
+    """Whether a visitor class reacts to nodes only through ``visit_*``/``leave_*`` methods."""
+    base = cst.CSTVisitor
+    return issubclass(cls, base) and all(
+        getattr(cls, name) is getattr(base, name)
+        for name in ("on_visit", "on_leave", "on_visit_attribute", "on_leave_attribute")
+    )
+
+
+def _generic_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     order = _field_order(node)
     if order is _DELEGATE:
         node.visit(visitor)
@@ -111,14 +170,19 @@ def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         for attribute in order:
             visitor.on_visit_attribute(node, attribute)
             for child in _children(node, attribute):
-                visit(child, visitor)
+                _generic_visit(child, visitor)
             visitor.on_leave_attribute(node, attribute)
     visitor.on_leave(node)
 
 
 class _Batch(cst.CSTVisitor):
-    def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
+    """Dispatches each node to the visitors' hooks. Batched visitors' return values are ignored,
+    as in LibCST's ``visit_batched``; with ``obey_returns`` (one visitor), a ``visit_*`` returning
+    False skips the node's children, as in ``node.visit``."""
+
+    def __init__(self, visitors: Sequence[cst.CSTVisitor | cst.BatchableCSTVisitor], obey_returns: bool = False) -> None:
         super().__init__()
+        self._obey = obey_returns
         self._visit: dict[str, list[Method]] = {}
         self._leave: dict[str, list[Method]] = {}
         # attribute hooks (visit_For_body): type name -> attribute -> methods
@@ -135,6 +199,9 @@ class _Batch(cst.CSTVisitor):
                 else:
                     table = self._visit if kind == "visit" else self._leave
                     table.setdefault(type_name, []).append(method)
+        hooked = {*self._visit, *self._leave, *self._visit_attr, *self._leave_attr}
+        # skip trivia unless a visitor hooks one of their types
+        self._cache = _IS_NODE if hooked & _trivia_names() else _IS_WALKED
 
     def walk(self, node: cst.CSTNode) -> None:
         """Visit ``node`` and its subtree like ``node.visit(self)``, without rebuilding nodes."""
@@ -146,14 +213,17 @@ class _Batch(cst.CSTVisitor):
         methods = self._visit.get(name)
         if methods:
             for method in methods:
-                method(node)
+                if method(node) is False and self._obey:
+                    order = ()
         visit_attr = self._visit_attr.get(name)
         leave_attr = self._leave_attr.get(name)
+        if order and self._cache is _IS_WALKED and not (visit_attr or leave_attr):
+            order = _walked_fields(type(node), order)
         for attribute in order:
             if visit_attr:
                 for method in visit_attr.get(attribute, ()):
                     method(node)
-            for child in _children(node, attribute):
+            for child in _children(node, attribute, self._cache):
                 self.walk(child)
             if leave_attr:
                 for method in leave_attr.get(attribute, ()):
@@ -164,11 +234,13 @@ class _Batch(cst.CSTVisitor):
                 method(node)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        descend = True
         methods = self._visit.get(type(node).__name__)
         if methods:
             for method in methods:
-                method(node)
-        return True
+                if method(node) is False and self._obey:
+                    descend = False
+        return descend
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         methods = self._leave.get(type(original_node).__name__)
@@ -187,6 +259,18 @@ class _Batch(cst.CSTVisitor):
         if by_attribute:
             for method in by_attribute.get(attribute, ()):
                 method(original_node)
+
+
+@lru_cache(maxsize=None)
+def _trivia_names() -> frozenset[str]:
+    names, stack = set(), [cst.CSTNode]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub.__name__ not in names:
+                stack.append(sub)
+                if is_trivia(sub):
+                    names.add(sub.__name__)
+    return frozenset(names)
 
 
 def visit_batched(wrapper: MetadataWrapper, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
