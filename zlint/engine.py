@@ -122,12 +122,20 @@ def _never_raises(lint):
 
 
 def run_rules(
-    module: cst.Module, path: str, rules: list[type[Rule]], settings: Settings | None = None
+    module: cst.Module,
+    path: str,
+    rules: list[type[Rule]],
+    settings: Settings | None = None,
+    source: str | None = None,
+    tree: ast.Module | None = None,
 ) -> list[Diagnostic]:
-    """Run ``rules`` over a parsed module in one batched traversal."""
+    """Run ``rules`` over a parsed module in one batched traversal. ``source`` (the parsed text)
+    and its ``tree`` let positions be computed per statement (:mod:`zlint.positions`)."""
     imports = ImportMap()
     wrapper = FastWrapper(module, unsafe_skip_copy=True, cache={SizeFactsProvider: imports})
-    context = FileContext(path=path, module=module, imports=imports, settings=settings, wrapper=wrapper)
+    context = FileContext(
+        path=path, module=module, imports=imports, settings=settings, wrapper=wrapper, source=source, tree=tree
+    )
     visitors: list[cst.BatchableCSTVisitor] = [ScopeTracker(context)]
     visitors.extend(rule(context) for rule in rules)
     visit_batched(wrapper, visitors)
@@ -144,7 +152,7 @@ class _Fallback(Exception):
 
 
 def _parse_and_run(
-    text: str, path: str, rules: list[type[Rule]], settings: Settings, reduced: bool
+    text: str, path: str, rules: list[type[Rule]], settings: Settings, reduced: bool, tree: ast.Module | None = None
 ) -> list[Diagnostic] | FileError:
     try:
         module = cst.parse_module(text)
@@ -157,7 +165,7 @@ def _parse_and_run(
             raise _Fallback from None
         return FileError(path, "too deeply nested to parse")
     try:
-        return run_rules(module, path, rules, settings)
+        return run_rules(module, path, rules, settings, source=text, tree=tree)
     except RecursionError:
         if reduced:
             raise _Fallback from None
@@ -240,7 +248,7 @@ def lint_source(
         return result
 
     if full_path if full_path is not None else full_path_default():
-        outcome = _parse_and_run(text, path, rules, settings, reduced=False)
+        outcome = _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
     else:
         outcome = _fast_path(text, tree, path, rules, settings)
     if isinstance(outcome, FileError):
@@ -266,17 +274,17 @@ def _fast_path(
     try:
         plan = prepass.plan(text, tree, rules)
     except RecursionError:  # a pathological nesting depth: let the full path report it
-        return _parse_and_run(text, path, rules, settings, reduced=False)
+        return _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
     if not plan.rules:
         return []
     if not plan.reduced:
-        return _parse_and_run(text, path, list(plan.rules), settings, reduced=False)
+        return _parse_and_run(text, path, list(plan.rules), settings, reduced=False, tree=tree)
     try:
         found = _parse_and_run(plan.source, path, list(plan.rules), settings, reduced=True)
         assert not isinstance(found, FileError)
         return _map_back(found, plan.line_map)
     except _Fallback:
-        return _parse_and_run(text, path, rules, settings, reduced=False)
+        return _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
 
 
 def read_source(path: str | Path) -> bytes | FileResult:

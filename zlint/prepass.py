@@ -57,7 +57,7 @@ FILE_LEVEL_WORDS = frozenset({"compile", *(name.rsplit(".", 1)[-1] for name in C
 
 # Characters some tools count as line breaks and Python does not: on such files line numbers
 # could disagree between the layers, so they always take the whole-file path.
-_ODD_SEPARATORS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)")
+ODD_SEPARATORS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)")
 # Below this share of kept lines, a reduced module is not worth building.
 _WORTH_REDUCING = 0.85
 
@@ -107,7 +107,7 @@ def plan(text: str, tree: ast.Module, rules: Sequence[type]) -> Plan:
         return Plan(())
     if present & FILE_LEVEL_WORDS or not all(rule.function_local for rule in relevant):
         return whole
-    if _ODD_SEPARATORS.search(text):
+    if ODD_SEPARATORS.search(text):
         return whole
     triggers = frozenset().union(*(rule.trigger_words for rule in relevant)) & present
     reduced = _Reducer(text, triggers).reduce(tree)

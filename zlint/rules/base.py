@@ -6,6 +6,7 @@ metadata (never re-deriving them), and calls :meth:`Rule.report` on the narrowes
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,6 +20,7 @@ from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
 from zlint.facts.dynamic_dims import StaticDims
 from zlint.facts.imports import ImportMap
 from zlint.facts.size_facts import Fact, Kind, SizeFactsProvider
+from zlint.positions import StatementPositions
 
 if TYPE_CHECKING:
     from zlint.fixes import Fix
@@ -45,6 +47,9 @@ class FileContext:
     #: the module's MetadataWrapper and, once resolved, its positions (see :meth:`position`)
     wrapper: MetadataWrapper | None = field(default=None, repr=False)
     positions: Mapping[cst.CSTNode, CodeRange] | None = field(default=None, repr=False)
+    #: the text the module was parsed from, and its ``ast`` when already at hand (positions)
+    source: str | None = field(default=None, repr=False)
+    tree: ast.Module | None = field(default=None, repr=False)
 
     @property
     def function(self) -> str | None:
@@ -72,11 +77,15 @@ class FileContext:
         return found
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        """The node's position; resolves PositionProvider over the module on first use."""
+        """The node's position, computed on first use: for the node's top-level statement only
+        when the parsed ``source`` is known (:mod:`zlint.positions`), else for the whole module."""
         if self.positions is None:
             if self.wrapper is None:
                 raise RuntimeError("FileContext.position needs the MetadataWrapper of the module")
-            self.positions = self.wrapper.resolve(PositionProvider)
+            if self.source is not None:
+                self.positions = StatementPositions(self.wrapper, self.source, self.tree)
+            else:
+                self.positions = self.wrapper.resolve(PositionProvider)
         return self.positions[node]
 
     def snippet(self, node: cst.CSTNode) -> str:
