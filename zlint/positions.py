@@ -1,15 +1,17 @@
-"""Positions of reported nodes, paid for one top-level statement at a time.
+"""Positions of reported nodes, paid for one statement at a time.
 
 LibCST computes positions by generating the code of the whole module (``PositionProvider``);
 on a model file that costs more than parsing it, though a file has only a handful of findings.
-Here only the top-level statements that hold a reported node are generated: each is put alone
-in a module of its own, and its lines are offset by where ``ast`` says the statement starts
-(top-level statements start at column 0, so columns need no offset).
+Here only the *units* that hold a reported node are generated: the module's statements and,
+inside classes, the class body's statements (each method on its own). A unit is generated with
+LibCST's own position-recording codegen state, primed with the indentation of the blocks around
+it, and its lines are offset by where ``ast`` says the statement starts.
 
-The shortcut is checked against the text: the generated code of a statement must be, line for
-line, the source from the line ``ast`` points at. Whenever anything does not line up (statement counts, that
-line, a node outside the statements) the whole-module ``PositionProvider`` answers instead:
-positions may only be cheaper, never different. ``tests/test_positions.py`` compares both.
+The shortcut is checked against the text: the generated code of a unit must be, line for line,
+the source from where ``ast`` puts it. Whenever anything does not line up (statement counts,
+that text, a node outside the units, a LibCST internal that moved) the whole-module
+``PositionProvider`` answers instead: positions may only be cheaper, never different.
+``tests/test_positions.py`` compares both on every node.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import ast
 from collections.abc import Mapping
 
 import libcst as cst
-from libcst.metadata import CodeRange, CodePosition, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from zlint.batched import _DELEGATE, _IS_WALKED, _children, _field_order
 from zlint.noqa import physical_lines
@@ -26,7 +30,14 @@ from zlint.prepass import ODD_SEPARATORS
 
 
 class _Unaligned(Exception):
-    """The per-statement shortcut does not apply to this file."""
+    """The per-unit shortcut does not apply to this file."""
+
+
+class _Unit:
+    __slots__ = ("statement", "indent", "first_line")
+
+    def __init__(self, statement: cst.BaseStatement, indent: tuple[str, ...], first_line: int) -> None:
+        self.statement, self.indent, self.first_line = statement, indent, first_line
 
 
 class StatementPositions(Mapping):
@@ -34,10 +45,9 @@ class StatementPositions(Mapping):
 
     def __init__(self, wrapper: MetadataWrapper, source: str, tree: ast.Module | None = None) -> None:
         self._wrapper, self._source, self._tree = wrapper, source, tree
-        self._owner: dict[int, int] | None = None  # id(node) -> index of its top-level statement
-        self._starts: list[int] | None = None  # first line of each top-level statement
+        self._owner: dict[int, _Unit] | None = None  # id(node) -> the unit it lies in
         self._lines: list[str] | None = None
-        self._done: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
+        self._done: dict[int, dict[cst.CSTNode, CodeRange]] = {}
         self._whole: Mapping[cst.CSTNode, CodeRange] | None = None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
@@ -46,8 +56,8 @@ class StatementPositions(Mapping):
             self._whole = self._wrapper.resolve(PositionProvider)
         if self._whole is None:
             try:
-                return self._from_statement(node)
-            except _Unaligned:
+                return self._from_unit(node)
+            except (_Unaligned, AttributeError, TypeError):  # TypeError/AttributeError: LibCST internals moved
                 self._whole = self._wrapper.resolve(PositionProvider)
         return self._whole[node]
 
@@ -57,81 +67,82 @@ class StatementPositions(Mapping):
     def __len__(self) -> int:
         raise TypeError("StatementPositions computes positions on demand; it has no length")
 
-    def _from_statement(self, node: cst.CSTNode) -> CodeRange:
+    def _from_unit(self, node: cst.CSTNode) -> CodeRange:
         module = self._wrapper.module
         if self._owner is None:
-            self._starts = self._statement_starts(module)
-            self._owner = _owners(module.body)
-        index = self._owner.get(id(node))
-        if index is None:
+            tree = self._tree if self._tree is not None else ast.parse(self._source)
+            self._owner = {}
+            _units(module.body, tree.body, (), module.default_indent, self._owner)
+        unit = self._owner.get(id(node))
+        if unit is None:
             raise _Unaligned
-        positions = self._done.get(index)
+        positions = self._done.get(id(unit))
         if positions is None:
-            positions = self._done[index] = self._statement_positions(module, index)
+            positions = self._done[id(unit)] = self._unit_positions(module, unit)
         found = positions.get(node)
         if found is None:
             raise _Unaligned
         return found
 
-    def _statement_starts(self, module: cst.Module) -> list[int]:
-        tree = self._tree if self._tree is not None else ast.parse(self._source)
-        body, starts, taken = tree.body, [], 0
-        for statement in module.body:
-            count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-            if taken + count > len(body):
-                raise _Unaligned
-            first = body[taken]
-            decorators = getattr(first, "decorator_list", ())
-            starts.append(min([first.lineno, *(d.lineno for d in decorators)]))
-            taken += count
-        if taken != len(body):
-            raise _Unaligned
-        return starts
-
-    def _statement_positions(self, module: cst.Module, index: int) -> Mapping[cst.CSTNode, CodeRange]:
-        statement = module.body[index]
-        alone = statement.with_changes(leading_lines=())
-        last = index == len(module.body) - 1
-        sub = module.with_changes(
-            body=[alone], header=(), footer=(), has_trailing_newline=module.has_trailing_newline or not last
+    def _unit_positions(self, module: cst.Module, unit: _Unit) -> dict[cst.CSTNode, CodeRange]:
+        provider = PositionProvider()
+        state = PositionProvidingCodegenState(
+            default_indent=module.default_indent, default_newline=module.default_newline, provider=provider
         )
-        generated = physical_lines(sub.code)
+        state.indent_tokens = list(unit.indent)
+        unit.statement._codegen(state)  # noqa: SLF001 - LibCST's own position recording, one unit
+        generated = physical_lines("".join(state.tokens))
         if self._lines is None:
             self._lines = physical_lines(self._source)
-        start, lines = self._starts[index], self._lines
-        # the statement's code must be the source's lines from there on, verbatim
-        if not generated or start < 1 or lines[start - 1 : start - 1 + len(generated)] != generated:
+        statement = unit.statement
+        decorators = getattr(statement, "decorators", ())
+        before = len(statement.leading_lines) + (len(decorators[0].leading_lines) if decorators else 0)
+        offset = unit.first_line - 1 - before  # lines above the unit's first generated line
+        # the unit's code must be the source's lines from there on, verbatim
+        if not generated or offset < 0 or self._lines[offset : offset + len(generated)] != generated:
             raise _Unaligned
-        offset = start - 1
-        resolved = MetadataWrapper(sub, unsafe_skip_copy=True).resolve(PositionProvider)
-        shifted = {}
-        for key, where in resolved.items():
-            shifted[statement if key is alone else key] = CodeRange(
+        return {
+            node: CodeRange(
                 CodePosition(where.start.line + offset, where.start.column),
                 CodePosition(where.end.line + offset, where.end.column),
             )
-        return shifted
+            for node, where in provider._computed.items()  # noqa: SLF001
+        }
 
 
-def _owners(statements) -> dict[int, int]:
-    """id of every node (trivia excepted) -> index of the top-level statement it lies in."""
-    owner: dict[int, int] = {}
+def _units(statements, tree_body: list[ast.stmt], indent: tuple[str, ...], default_indent: str, owner: dict) -> None:
+    """Pair LibCST statements with ``ast``'s and record, for every node, its unit. A class body
+    holding only statements (not ``class K: x = 1``) is split into units of its own."""
+    taken = 0
+    for statement in statements:
+        count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        if taken + count > len(tree_body):
+            raise _Unaligned
+        first = tree_body[taken]
+        taken += count
+        start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+        unit = _Unit(statement, indent, start)
+        block = statement.body if isinstance(statement, cst.ClassDef) else None
+        if isinstance(block, cst.IndentedBlock) and isinstance(first, ast.ClassDef):
+            # the class's header belongs to the class as a whole; its body statements are units
+            for attribute in _field_order(statement):
+                if attribute != "body":
+                    for child in _children(statement, attribute, _IS_WALKED):
+                        _mark(child, unit, owner)
+            owner[id(statement)] = owner[id(block)] = unit
+            inner = block.indent if block.indent is not None else default_indent
+            _units(block.body, first.body, (*indent, inner), default_indent, owner)
+        else:
+            _mark(statement, unit, owner)
+    if taken != len(tree_body):
+        raise _Unaligned
 
-    def mark(node: cst.CSTNode, index: int) -> None:
-        owner[id(node)] = index
-        order = _field_order(node)
-        if order is _DELEGATE:
-            for child in _all_children(node):
-                mark(child, index)
-            return
-        for attribute in order:
-            for child in _children(node, attribute, _IS_WALKED):
-                mark(child, index)
 
-    for index, statement in enumerate(statements):
-        mark(statement, index)
-    return owner
-
-
-def _all_children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    return list(node.children)
+def _mark(node: cst.CSTNode, unit: _Unit, owner: dict) -> None:
+    owner[id(node)] = unit
+    order = _field_order(node)
+    children = node.children if order is _DELEGATE else [
+        child for attribute in order for child in _children(node, attribute, _IS_WALKED)
+    ]
+    for child in children:
+        _mark(child, unit, owner)

@@ -76,8 +76,10 @@ def known_versions() -> list[tuple[int, int, int]]:
     return sorted(out)
 
 
+@functools.lru_cache(maxsize=1)
 def installed_torch_version() -> str | None:
-    """The installed torch's version from its package metadata; torch itself is not imported."""
+    """The installed torch's version from its package metadata; torch itself is not imported.
+    Looked up once per process: a metadata lookup costs more than linting a small file."""
     from importlib import metadata
 
     try:
