@@ -59,3 +59,11 @@ for module in (serving_loop, serving_loop_fixed):
     # n candidate boxes of 32 features; top_boxes ranks their n scores
     example(module.BoxRanker.forward, lambda n: (torch.randn(n, 32),), factory=lambda m=module: m.BoxRanker(32))
     example(module.top_boxes, lambda n: (torch.randn(n),))
+    # callers, run once over the whole sweep (sweep=True: make_inputs gets the list of sizes):
+    # serve gets one request of n boxes per size; the export functions need only a model
+    example(module.serve, lambda sizes, m=module: ([torch.randn(n, 32) for n in sizes], m.BoxRanker(32)), sweep=True)
+    example(module.export_ranker, lambda sizes, m=module: (m.BoxRanker(32),), sweep=True)
+example(
+    serving_loop.MarkingRanker.forward, lambda n: (torch.randn(n, 32),), factory=lambda: serving_loop.MarkingRanker(32)
+)
+example(serving_loop.export_one_box, lambda sizes: (serving_loop.BoxRanker(32),), sweep=True)

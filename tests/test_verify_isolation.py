@@ -1,4 +1,4 @@
-"""The verify worker pool: user code that crashes, hangs, exits, prints or moves the cwd is
+"""The verify worker pool: user code that crashes, hangs, exits, runs out of memory, prints or moves the cwd is
 reported as UNVERIFIABLE with the reason, and the pool goes on (one pool for the module)."""
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ MODULES = {
     "segfaults.py": "import ctypes\n\ndef f(x):\n    ctypes.string_at(0)\n",
     "exits.py": "import sys\n\ndef f(x):\n    sys.exit(3)\n",
     "hard_exits.py": "import os\n\ndef f(x):\n    os._exit(7)\n",
+    # 3 GiB in one allocation, under the pool's 2 GiB limit
+    "hogs.py": "import torch\n\ndef f(x):\n    scratch = torch.ones(3 << 30, dtype=torch.uint8)\n    return x + scratch[0]\n",
     "noisy.py": textwrap.dedent(
         """\
         import os
@@ -49,7 +51,7 @@ def results(tmp_path_factory):
         for name in MODULES
     ]
     cwd = os.getcwd()
-    with Pool(jobs=1, timeout=15) as pool:
+    with Pool(jobs=1, timeout=15, memory_mib=2048) as pool:
         out = pool.run(jobs)
     assert os.getcwd() == cwd
     return {name: FunctionReport.from_dict(r) for name, r in zip(MODULES, out)}
@@ -77,8 +79,14 @@ def test_os_exit_is_reported(results):
     assert results["hard_exits.py"].unverifiable.startswith("worker exited with status 7")
 
 
+def test_exceeding_the_memory_limit_is_reported_not_fatal(results):
+    reason = results["hogs.py"].unverifiable
+    assert reason.startswith("out of memory (limit 2048 MiB, --verify-memory): fails eagerly at every size (RuntimeError:")
+    assert "can't allocate memory" in reason
+
+
 def test_printing_and_chdir_do_not_disturb_and_the_pool_recovers(results):
-    # runs last, after three dead workers: a fresh worker verifies it
+    # runs last, after three dead workers and one out of memory: a worker still verifies it
     report = results["noisy.py"]
     assert report.verified, report.unverifiable
     assert report.status_at(7) == "CONFIRMED"

@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--sizes", type=_sizes, default=(2, 3, 5, 1, 0, 8), help="sizes to sweep (default 2,3,5,1,0,8)")
     verify.add_argument("--verify-timeout", type=float, default=120.0, metavar="SECONDS", help="per-function limit (default 120)")
     verify.add_argument("--verify-strict", action="store_true", help="also fail on UNVERIFIABLE findings")
+    verify.add_argument("--verify-memory", type=int, default=4096, metavar="MiB", help="per-worker memory limit (default 4096; 0: none)")
     if not any(a.dest == "jobs" for a in parser._actions):
         verify.add_argument("--jobs", type=int, default=1, help="verify worker processes (default 1)")
     parser.add_argument("--version", action="version", version=f"zlint {__version__}")

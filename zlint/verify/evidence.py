@@ -39,6 +39,8 @@ class Evidence:
     detail: str = ""
     #: raised inside a torch op (meta function, decomposition), not by the user's own branch
     inside_torch: bool = False
+    #: call-site evidence: the line of the ``torch.compile`` that made the object called at ``line``
+    origin: int | None = None
 
     def describe(self) -> str:
         where = f"line {self.line}" if self.line else "no line"

@@ -24,13 +24,16 @@ class Example:
 
     ``make_inputs`` may return a tuple/list (positional arguments), a dict (keyword arguments),
     a pair ``(tuple, dict)`` or a single value (one positional argument). For a method,
-    ``factory()`` builds the object (usually an ``nn.Module``) whose method is verified.
+    ``factory()`` builds the object (usually an ``nn.Module``) whose method is verified. With
+    ``sweep=True``, ``make_inputs(sizes)`` gets the whole list of sizes and the target is called
+    once (a serving loop that consumes one request per size).
     """
 
     key: tuple[str, str]  # (real path of the source file, qualified name)
     make_inputs: Callable[[int], Any]
     factory: Callable[[], Any] | None = None
     sizes: tuple[int, ...] | None = None
+    sweep: bool = False
 
 
 _REGISTRY: dict[tuple[str, str], Example] = {}
@@ -60,24 +63,27 @@ def example(
     *,
     factory: Callable[[], Any] | None = None,
     sizes: tuple[int, ...] | None = None,
+    sweep: bool = False,
 ):
     """Register inputs for ``target`` (a function, a method, or ``'pkg.mod:Qual.name'``).
 
     ``example(pool, lambda n: (torch.randn(n, 8),))`` registers and returns the example;
     ``@example(make_inputs=lambda n: ...)`` used as a decorator registers the decorated function
     and returns it unchanged. ``factory`` builds the object for a method; ``sizes`` overrides the
-    sweep for this function.
+    sweep for this function. ``sweep=True`` passes the whole list of sizes to ``make_inputs`` and
+    calls the target once: for a caller (``serve(requests, model)``) whose call sites
+    ``--verify`` checks, where recompiles show across the calls one run makes.
     """
     if make_inputs is None:
         raise TypeError("example() needs make_inputs(n)")
     if target is None:
 
         def register(func):
-            example(func, make_inputs, factory=factory, sizes=sizes)
+            example(func, make_inputs, factory=factory, sizes=sizes, sweep=sweep)
             return func
 
         return register
-    registered = Example(_key_of(target), make_inputs, factory, tuple(sizes) if sizes else None)
+    registered = Example(_key_of(target), make_inputs, factory, tuple(sizes) if sizes else None, sweep)
     _REGISTRY[registered.key] = registered
     return registered
 

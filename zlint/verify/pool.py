@@ -22,6 +22,7 @@ from collections.abc import Callable
 from zlint.verify.evidence import FunctionReport
 
 STARTUP_TIMEOUT = 300.0  # importing torch on a busy machine
+MEMORY_ENV = "ZLINT_VERIFY_MEMORY_MIB"  # the worker limits its own address space to this
 
 
 class WorkerDied(Exception):
@@ -137,11 +138,17 @@ def _failed(job: dict, reason: str, seconds: float) -> dict:
     ).to_dict()
 
 
-class Pool:
-    """``jobs`` workers; :meth:`run` verifies a list of jobs and returns one report dict per job."""
+#: default per-worker memory limit (MiB of address space; torch itself takes about 0.7 GiB)
+DEFAULT_MEMORY_MIB = 4096
 
-    def __init__(self, jobs: int = 1, timeout: float = 120.0) -> None:
-        self.workers = [Worker() for _ in range(max(1, jobs))]
+
+class Pool:
+    """``jobs`` workers; :meth:`run` verifies a list of jobs and returns one report dict per job.
+    Each worker's address space is limited to ``memory_mib`` (0: no limit)."""
+
+    def __init__(self, jobs: int = 1, timeout: float = 120.0, memory_mib: int = DEFAULT_MEMORY_MIB) -> None:
+        env = {MEMORY_ENV: str(int(memory_mib))}
+        self.workers = [Worker(env) for _ in range(max(1, jobs))]
         self.timeout = timeout
 
     def run(self, jobs: list[dict], progress: Callable[[int, int], None] | None = None) -> list[dict]:

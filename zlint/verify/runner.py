@@ -21,6 +21,7 @@ from zlint.verify.evidence import (
     RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport,
 )
 from zlint.verify.examples import CONVENTIONAL_FILE
+from zlint.verify.sites import CALLSITE_CODES, callsite_status, is_caller
 
 #: runtime-only codes: which evidence kinds each one reports
 RUNTIME_CODES = {
@@ -46,6 +47,7 @@ class VerifyOptions:
     timeout: float = 120.0
     jobs: int = 1
     modes: tuple[str, ...] = MODES
+    memory: int = 4096  # MiB of address space per worker (0: no limit)
 
 
 class VerifyError(Exception):
@@ -205,9 +207,11 @@ def status_for(report: FunctionReport, lines: list[int]) -> dict:
 
 
 def runtime_diagnostics(
-    report: FunctionReport, static_lines: set[int], path: str, def_line: int, enabled: frozenset[str]
+    report: FunctionReport, static_lines: set[int], path: str, def_line: int, enabled: frozenset[str],
+    every_mismatch: bool = True,
 ) -> list[Diagnostic]:
-    """ZL8xx findings: effects at lines no static finding covers, and every mismatch."""
+    """ZL8xx findings: effects at lines no static finding covers, and every mismatch (unless
+    ``every_mismatch`` is False: a call site's mismatch that a static finding explains)."""
     if report.unverifiable:
         return []
     grouped: dict[tuple[str, int], list[Evidence]] = defaultdict(list)
@@ -215,7 +219,7 @@ def runtime_diagnostics(
         code = _CODE_OF_KIND.get(e.kind)
         if code is None or code not in enabled:
             continue
-        if e.kind != MISMATCH and e.line is not None and e.line in static_lines:
+        if (e.kind != MISMATCH or not every_mismatch) and e.line is not None and e.line in static_lines:
             continue
         if is_mode_caveat(e):
             continue  # the mode's own unsoundness, not the code's: a caveat (see caveats())
@@ -267,10 +271,10 @@ def verify(
 
     if progress is None and sys.stderr.isatty():
         progress = _progress
-    if not example_files and not any(d.function and _verifiable_code(d.code) for d in diagnostics):
+    if not example_files and not any(d.function and (_verifiable_code(d.code) or d.code in CALLSITE_CODES) for d in diagnostics):
         # nothing to compile: no worker (and no torch import) at all
         return sorted(_unverified(d) for d in diagnostics), []
-    pool = Pool(options.jobs, options.timeout)
+    pool = Pool(options.jobs, options.timeout, options.memory)
     trees: dict[str, ast.Module | None] = {}
     related: dict[tuple[str, str, int], set[int]] = {}
     try:
@@ -293,11 +297,23 @@ def verify(
         for d in diagnostics:
             if d.function and _verifiable_code(d.code):
                 targets.setdefault((os.path.realpath(d.path), d.function), []).append(d.line)
+        # callers: functions holding call-site findings, and registered callers (sweep examples
+        # or functions that call torch.compile/torch.export themselves): run, not compiled
+        callers: dict[tuple[str, str], list[int]] = {}
+        for d in diagnostics:
+            if d.function and d.code in CALLSITE_CODES:
+                callers.setdefault((os.path.realpath(d.path), d.function), []).append(d.line)
         registered = reply.get("examples", {}).get("targets", [])
+        sweep = {tuple(k) for k in reply.get("examples", {}).get("sweep", [])}
         for path, qualname in registered:
             if path in enabled_for:
-                targets.setdefault((path, qualname), [])
+                func = _parsed_function(path, qualname, trees)
+                if (path, qualname) in sweep or (func is not None and is_caller(func)):
+                    callers.setdefault((path, qualname), [])
+                else:
+                    targets.setdefault((path, qualname), [])
         keys = [k for k in targets if k[0] not in skip]
+        caller_keys = [k for k in callers if k[0] not in skip]
         jobs = []
         for path, qualname in keys:
             focus = set(targets[(path, qualname)])
@@ -312,17 +328,33 @@ def verify(
                 "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": sizes,
                 "modes": list(options.modes), "backend": backend, "device": device, "examples": example_files,
             })
+        for path, qualname in caller_keys:
+            # a caller builds its own tensors (on the CPU): its call sites are checked there, with
+            # a CPU backend unless --backend names one; recompiles and export errors do not
+            # depend on the device
+            jobs.append({
+                "kind": "caller", "path": path, "qualname": qualname, "sizes": list(options.sizes),
+                "backend": options.backend or "aot_eager", "device": "cpu", "examples": example_files,
+            })
         results = pool.run(jobs, progress)
     finally:
         pool.close()
 
     reports = {key: FunctionReport.from_dict(r) for key, r in zip(keys, results) if r}
+    caller_reports = {key: FunctionReport.from_dict(r) for key, r in zip(caller_keys, results[len(keys):]) if r}
+    caller_covered: dict[tuple[str, str], set[int]] = defaultdict(set)
     out: list[Diagnostic] = []
     static_by_function: dict[tuple[str, str], set[int]] = defaultdict(set)
     display_path: dict[str, str] = {}
     for d in diagnostics:
         key = (os.path.realpath(d.path), d.function or "")
         display_path.setdefault(key[0], d.path)
+        if d.code in CALLSITE_CODES and key in caller_reports:
+            func = _parsed_function(key[0], key[1], trees)
+            verify_info, matched = callsite_status(caller_reports[key], d, func)
+            caller_covered[key] |= matched
+            out.append(replace(d, verify=verify_info))
+            continue
         report = reports.get(key)
         lines = set(range(d.line, max(d.line, d.end_line) + 1)) | related.get((key[0], key[1], d.line), set())
         if report is not None and not _verifiable_code(d.code) and not report.unverifiable:
@@ -346,7 +378,20 @@ def verify(
             except (OSError, UnicodeDecodeError):
                 pass
         out.extend(found)
-    return sorted(out), list(reports.values())
+    for key, report in caller_reports.items():
+        path = display_path.get(key[0]) or _display(key[0], paths)
+        found = runtime_diagnostics(
+            report, caller_covered.get(key, set()), path, _def_line(report), enabled_for.get(key[0], frozenset()),
+            every_mismatch=False,
+        )
+        if found:
+            try:
+                lines = Path(key[0]).read_text(encoding="utf-8").splitlines()
+                found = list(noqa.filter_suppressed(found, lines))
+            except (OSError, UnicodeDecodeError):
+                pass
+        out.extend(found)
+    return sorted(out), [*reports.values(), *caller_reports.values()]
 
 
 def _registers_examples(path: str) -> bool:
@@ -365,7 +410,12 @@ def _verifiable_code(code: str) -> bool:
 
 
 def _unverified(d: Diagnostic) -> Diagnostic:
-    if not _verifiable_code(d.code):
+    if d.code in CALLSITE_CODES:
+        reason = (
+            "not verified (an examples file is not run)" if d.function
+            else "module-level code: --verify runs the function that holds a call site"
+        )
+    elif not _verifiable_code(d.code):
         reason = "a compile call-site/setup finding: --verify compiles functions, not their call sites"
     elif not d.function:
         reason = "module-level code: nothing is compiled here"
@@ -419,7 +469,7 @@ def run_from_cli(args, diagnostics: list[Diagnostic], linted: list) -> list[Diag
         return f"[tool.zlint.verify] examples: no such file: {missing[0]}"
     options = VerifyOptions(
         sizes=tuple(args.sizes), device=args.device, backend=args.backend, timeout=args.verify_timeout,
-        jobs=max(1, getattr(args, "jobs", 1) or 1),
+        jobs=max(1, getattr(args, "jobs", 1) or 1), memory=getattr(args, "verify_memory", VerifyOptions.memory),
     )
     pairs = [(path, settings.enabled_codes(path)) for path, settings in linted]
     try:

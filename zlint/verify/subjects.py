@@ -183,3 +183,89 @@ def load_examples(files: list[str]) -> list[str]:
                 raise
             problems.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     return problems
+
+
+def _compile_call_options(node: ast.AST) -> dict:
+    """Literal keyword arguments of a ``torch.compile(...)`` decorator or call (``dynamic=False``)."""
+    out: dict = {}
+    if isinstance(node, ast.Call):
+        for keyword in node.keywords:
+            if keyword.arg:
+                try:
+                    out[keyword.arg] = ast.literal_eval(keyword.value)
+                except ValueError:
+                    pass
+    return out
+
+
+def _names_compile(node: ast.AST) -> bool:
+    func = node.func if isinstance(node, ast.Call) else node
+    return (isinstance(func, ast.Attribute) and func.attr == "compile") or (isinstance(func, ast.Name) and func.id == "compile")
+
+
+def compiled_globals(tree: ast.Module) -> dict[str, tuple[int, dict]]:
+    """Module-level names bound to ``torch.compile`` results: ``@torch.compile`` functions and
+    ``name = torch.compile(...)``; each with the line and the literal options of that compile."""
+    out: dict[str, tuple[int, dict]] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                if _names_compile(decorator):
+                    out[node.name] = (decorator.lineno, _compile_call_options(decorator))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _names_compile(node.value):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out[target.id] = (node.lineno, _compile_call_options(node.value))
+    return out
+
+
+def build_caller(path: str, qualname: str, sizes: list[int]):
+    """What a call-site job runs: ``(call, calls, module, compiled_globals, first, last, source,
+    detail, sizes)`` where ``calls`` is ``[(size or None, args, kwargs), ...]``."""
+    from zlint.verify.probe import normalize_call
+
+    file = Path(path).resolve()
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+        raise Unverifiable(f"cannot read {path}: {exc}") from None
+    node = find_function(tree, qualname)
+    if node is None:
+        raise Unverifiable(f"{qualname} is not a module-level function or a method (nested functions cannot be reached)")
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    last = node.end_lineno or node.lineno
+    module = import_file(file)
+    parts = qualname.split(".")
+    owner: Any = module
+    for part in parts[:-1]:
+        owner = getattr(owner, part, None)
+        if not inspect.isclass(owner):
+            raise Unverifiable(f"{qualname}: {part} is not a class at import time")
+    if not hasattr(owner, parts[-1]):
+        raise Unverifiable(f"{qualname} is not defined after importing {file.name}")
+    registered = examples.lookup(str(file), qualname)
+    is_method = inspect.isclass(owner) and not isinstance(
+        inspect.getattr_static(owner, parts[-1]), (staticmethod, classmethod)
+    )
+    call = getattr(_instance(owner, registered), parts[-1]) if is_method else getattr(owner, parts[-1])
+    sweep = list((registered.sizes if registered else None) or sizes)
+    if registered is not None and registered.sweep:
+        args, kwargs = normalize_call(registered.make_inputs(list(sweep)))
+        calls = [(None, args, kwargs)]
+        source, detail = "registered", "registered example (one call over the sweep)"
+    elif registered is not None:
+        calls = [(n, *normalize_call(registered.make_inputs(n))) for n in sweep]
+        source, detail = "registered", "registered example (one call per size)"
+    else:
+        params = [a for a in [*node.args.posonlyargs, *node.args.args] if a.arg not in ("self", "cls") or not is_method]
+        required = len(params) - len(node.args.defaults)
+        required += sum(1 for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is None)
+        if required > 0:
+            names = ", ".join(a.arg for a in params)
+            raise Unverifiable(
+                f"no inputs for the caller {qualname}({names}): its call sites run only when it is called; "
+                f"register an example: zlint.verify.example({qualname}, lambda sizes: (...), sweep=True)"
+            )
+        calls = [(None, (), {})]
+        source, detail = "synthesized", "no arguments needed"
+    return call, calls, module, compiled_globals(tree), first, last, source, detail, sweep

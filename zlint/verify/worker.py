@@ -40,6 +40,37 @@ def _unverifiable(job: dict, reason: str, started: float) -> dict:
     return report.to_dict()
 
 
+_OOM = ("can't allocate memory", "Cannot allocate memory", "MemoryError", "std::bad_alloc", "out of memory")
+
+
+def _limit_memory() -> int:
+    """Apply the pool's per-worker limit (MiB of address space) once torch is imported; 0: none."""
+    import resource
+
+    try:
+        mib = int(os.environ.get("ZLINT_VERIFY_MEMORY_MIB", "0"))
+    except ValueError:
+        return 0
+    if mib > 0:
+        limit = mib << 20
+        try:
+            _, hard = resource.getrlimit(resource.RLIMIT_AS)
+            if hard != resource.RLIM_INFINITY:
+                limit = min(limit, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        except (ValueError, OSError):
+            return 0
+    return mib
+
+
+def _out_of_memory(reply: dict, mib: int) -> dict:
+    """A report whose reason is an allocation failure says so, with the limit."""
+    reason = reply.get("unverifiable") or ""
+    if mib and any(marker in reason for marker in _OOM):
+        reply["unverifiable"] = f"out of memory (limit {mib} MiB, --verify-memory): {reason}"
+    return reply
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, SystemExit):
         return f"user code called sys.exit({exc.code!r})"
@@ -75,13 +106,47 @@ def run_job(job: dict, probers: dict, loaded: set) -> dict:
     return report.to_dict()
 
 
+def run_caller_job(job: dict, loaded: set) -> dict:
+    """A call-site job: run the caller with tracking torch.compile/torch.export."""
+    from zlint.verify import callsite, subjects
+    from zlint.verify.evidence import FunctionReport
+
+    started = time.perf_counter()
+    new = [f for f in job.get("examples", []) if f not in loaded]
+    loaded.update(new)
+    problems = subjects.load_examples(new)
+    try:
+        call, calls, module, compiled, first, last, source, detail, sizes = subjects.build_caller(
+            job["path"], job["qualname"], list(job["sizes"])
+        )
+    except subjects.Unverifiable as exc:
+        return _unverifiable(job, str(exc), started)
+    except BaseException as exc:  # the user's module or make_inputs failed
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return _unverifiable(job, f"preparing the call of {job['qualname']} failed: {_describe(exc)}", started)
+    report = FunctionReport(
+        f"{job['path']}::{job['qualname']}", path=job["path"], first_line=first, last_line=last,
+        inputs=source, input_detail=detail, sizes=sizes, backend=job["backend"], device=job["device"],
+    )
+    if problems:
+        report.input_detail += f" (examples files failed: {'; '.join(problems)})"
+    callsite.run_caller(call, calls, module, compiled, report, sizes, job["backend"])
+    report.seconds = time.perf_counter() - started
+    return report.to_dict()
+
+
 def _registered(files: list[str], loaded: set) -> list:
     from zlint.verify import examples, subjects
 
     new = [f for f in files if f not in loaded]
     loaded.update(new)
     problems = subjects.load_examples(new)
-    return {"targets": [list(e.key) for e in examples.registered()], "problems": problems}
+    return {
+        "targets": [list(e.key) for e in examples.registered()],
+        "sweep": [list(e.key) for e in examples.registered() if e.sweep],
+        "problems": problems,
+    }
 
 
 def main() -> None:
@@ -103,6 +168,7 @@ def main() -> None:
     _send(replies, {
         "ready": True, "torch": torch.__version__, "cuda": torch.cuda.is_available(), "data_mismatches": mismatches,
     })
+    memory = _limit_memory()
     probers: dict = {}
     loaded: set = set()
     for line in requests:
@@ -114,7 +180,7 @@ def main() -> None:
             _send(replies, {"examples": _registered(job.get("examples", []), loaded)})
             continue
         try:
-            reply = run_job(job, probers, loaded)
+            reply = run_caller_job(job, loaded) if job.get("kind") == "caller" else run_job(job, probers, loaded)
         except BaseException as exc:  # sys.exit in user code, or anything else: report, keep serving
             if isinstance(exc, KeyboardInterrupt):
                 break
@@ -125,7 +191,7 @@ def main() -> None:
             except OSError:
                 pass
             sys.path[:] = list(dict.fromkeys([*sys.path, *saved_path]))
-        _send(replies, {"report": reply})
+        _send(replies, {"report": _out_of_memory(reply, memory)})
 
 
 if __name__ == "__main__":

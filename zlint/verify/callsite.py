@@ -1,0 +1,511 @@
+"""The torch side of call-site verification: run a *caller* (``serve(requests, model)``,
+``export_ranker(model)``) and record what its ``torch.compile`` / ``torch.export`` call sites do.
+
+While the caller runs, ``torch.compile`` (and the module's own ``@torch.compile`` functions) hand
+out compiled objects that use the verify backend and keep the call site's own settings
+(``dynamic=``, ``fullgraph=``, ...). Each call of such an object is attributed to the caller's line
+that made it; graphs, static-size recompiles, the recompile limit and compile errors are recorded
+there, and each compiled output is compared with the eager output. A compile error is recorded and
+the call then runs eagerly, so one failing call site does not hide the others. ``torch.export``
+is recorded at its call line: an export error, and the exported program's output at each swept size
+its ``Dim`` range allows compared with eager (the 0/1 question).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import logging
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch._dynamo
+import torch._guards
+
+from zlint.verify import probe
+from zlint.verify.evidence import (
+    COMPILE_ERROR, MISMATCH, RECOMPILE, SPECIALIZATION, Evidence, FunctionReport, ModeRun,
+)
+
+_SIZE_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)\. expected (\d+), actual (\d+)")
+_CONVERT_FRAME_LOG = "torch._dynamo.convert_frame"
+_CONSTANT = re.compile(r"a constant \(-?\d+\)")
+_YOU_MARKED = re.compile(r"(You marked .*? specialized it to be a constant \(-?\d+\))")
+#: ``torch.compile`` keywords that change what dynamo does at the call site (backend/mode/options
+#: are replaced by the verify backend)
+_KEPT = ("fullgraph", "dynamic", "disable", "recompile_limit", "isolate_recompiles", "shapes_spec", "name")
+
+
+@dataclass
+class _Compiled:
+    """One compiled object: where ``torch.compile`` made it and what its calls cost."""
+
+    origin: int | None  # line of the torch.compile call (or decorator) in the verified file
+    label: str
+    options: dict
+    graphs: int = 0
+    graph_sizes: list = field(default_factory=list)  # the call's size at each graph
+    calls: list = field(default_factory=list)  # (line, shapes) per call
+    compile_ids: set = field(default_factory=set)  # dynamo's "frame/compile" ids of its graphs
+
+
+class _Tracker:
+    """Records evidence for one caller run."""
+
+    def __init__(self, subject_path: str, first: int, last: int, backend: str) -> None:
+        self.subject = probe.Subject(lambda: None, lambda n: ((), {}), subject_path, first, last)
+        self.observer = probe._Observer(self.subject, "default")
+        self.backend = backend
+        self.objects: list[_Compiled] = []
+        self.current: tuple[_Compiled, int | None, int] | None = None  # object, call line, size
+        self.evidence: dict[tuple, Evidence] = {}
+        self.raised: set[int] = set()  # ids of exceptions already recorded as evidence
+        self.sizes: list[int] = []
+
+    # -- where in the verified caller are we? ---------------------------------------------------
+    def caller_line(self) -> int | None:
+        frame = sys._getframe(1)
+        while frame is not None:
+            code = frame.f_code
+            if self.observer._ours(code.co_filename) and self.observer._in_span(frame.f_lineno):
+                return frame.f_lineno
+            frame = frame.f_back
+        return None
+
+    def add(self, kind: str, line: int | None, detail: str, size: int | None, origin: int | None = None) -> None:
+        key = (kind, line, detail, origin)
+        found = self.evidence.get(key)
+        if found is None:
+            found = self.evidence[key] = Evidence(kind, "default", line, [], detail, origin=origin)
+        if size is not None and size not in found.sizes:
+            found.sizes.append(size)
+
+    def describe(self, exc: BaseException) -> str:
+        """An error's first line; for a constraint violation, what was specialized and where."""
+        text = str(exc)
+        out = probe._first_line(exc)
+        marked = _YOU_MARKED.search(text)
+        if marked:
+            out = f"{type(exc).__name__}: {marked.group(1).strip()}"
+        where = [int(n) for path, n in probe._FRAME.findall(text.split("User stack:", 1)[-1]) if self.observer._ours(path)]
+        if "User stack:" in text and where:
+            out += f" (specialized at line {where[-1]})"
+        return out[:300]
+
+    # -- compiled objects ---------------------------------------------------------------------
+    def backend_for(self, compiled: _Compiled) -> Callable:
+        inner = probe._backend(self.backend)
+
+        def capture(gm, example_inputs):
+            compiled.graphs += 1
+            size = self.current[2] if self.current else None
+            compiled.graph_sizes.append(size)
+            compile_id = torch._guards.CompileContext.current_compile_id()
+            if compile_id is not None:
+                compiled.compile_ids.add(f"{compile_id.frame_id}/{compile_id.frame_compile_id}")
+            return inner(gm, example_inputs)
+
+        return capture
+
+    def compile(self, real_compile: Callable, target: Any, origin: int | None, options: dict, label: str) -> Any:
+        compiled = _Compiled(origin, label, {k: v for k, v in options.items() if k in _KEPT})
+        self.objects.append(compiled)
+        made = real_compile(target, backend=self.backend_for(compiled), **compiled.options)
+        if isinstance(made, torch.nn.Module) and hasattr(made, "_orig_mod"):
+            made.forward = self._tracked(compiled, made.forward, made._orig_mod)
+            return made
+        return functools.wraps(target)(self._tracked(compiled, made, target))
+
+    def _tracked(self, compiled: _Compiled, call: Callable, eager: Callable) -> Callable:
+        def tracked(*args, **kwargs):
+            line = self.caller_line()
+            shapes = [tuple(t.shape) for t in probe._tensors((args, kwargs))]
+            compiled.calls.append((line, shapes))
+            size = _size_of(compiled, shapes)
+            saved, self.current = self.current, (compiled, line, size)
+            try:
+                out = call(*args, **kwargs)
+            except Exception as exc:  # a compile error at this call site: record it, go on eagerly
+                detail = _CONSTANT.sub("a constant", self.describe(exc))  # the sizes say which
+                self.add(probe._classify(exc), line, f"{compiled.label}: {detail}", size, compiled.origin)
+                return eager(*args, **kwargs)
+            finally:
+                self.current = saved
+            with torch.no_grad():
+                try:
+                    expected = eager(*args, **kwargs)
+                except Exception:
+                    return out
+            diff = probe.compare(expected, out)
+            if diff:
+                self.add(MISMATCH, line, f"{compiled.label}: compiled output differs from eager: {diff}", size, compiled.origin)
+            return out
+
+        return tracked
+
+    # -- dynamo's recompile reasons and logs ---------------------------------------------------
+    def on_reasons(self, reasons: list[str]) -> None:
+        """Guard failures that made dynamo compile again: ``"0/3: tensor 'x' size mismatch ..."``."""
+        if self.current is None:
+            return
+        compiled, line, size = self.current
+        # only this object's own cache entries (objects compiled from one function share its
+        # cache); a static-size recompile is one where every entry failed on a size mismatch
+        own = [text for cid, _, text in (r.partition(": ") for r in reasons) if cid in compiled.compile_ids]
+        found = [_SIZE_MISMATCH.search(text) for text in own]
+        if own and all(found) and any(int(m.group(3)) >= 2 for m in found if m):
+            tensor, index, _, actual = found[0].groups()
+            self.add(
+                RECOMPILE, line,
+                f"{compiled.label}: graphs specialized to one size of {tensor} dim {index} recompile for every new size",
+                int(actual), compiled.origin,
+            )
+
+    def on_log(self, record: logging.LogRecord) -> None:
+        if self.current is None:
+            return
+        try:
+            message = record.getMessage()
+        except Exception:
+            return
+        compiled, line, size = self.current
+        if record.name == _CONVERT_FRAME_LOG and "recompile_limit" in message:
+            limit = re.search(r"recompile_limit \((\d+)\)", message)
+            self.add(
+                RECOMPILE, line,
+                f"{compiled.label}: hit the recompile limit ({limit.group(1) if limit else '?'}): "
+                "from here on this call runs eagerly",
+                size, compiled.origin,
+            )
+
+    # -- torch.export -------------------------------------------------------------------------
+    def export(self, real_export: Callable, mod: Any, args: tuple, kwargs: Any = None, **options: Any) -> Any:
+        line = self.caller_line()
+        label = f"torch.export at line {line}" if line else "torch.export"
+        try:
+            program = real_export(mod, args, kwargs, **options)
+        except Exception as exc:
+            sizes = _declared_sizes(mod, tuple(args), dict(kwargs or {}), options.get("dynamic_shapes"))
+            for n in sizes or [None]:
+                self.add(probe._classify(exc), line, f"{label}: {self.describe(exc)}", n)
+            self.raised.add(id(exc))
+            raise
+        dynamic_shapes = options.get("dynamic_shapes")
+        for detail, n in _made_static(program, mod, tuple(args), dict(kwargs or {}), dynamic_shapes):
+            self.add(SPECIALIZATION, line, f"{label}: {detail}", n)
+        with torch.no_grad():
+            for n in self.sizes:
+                try:
+                    sized = _resize(mod, tuple(args), dict(kwargs or {}), dynamic_shapes, n)
+                except _OutOfRange:
+                    continue
+                if sized is None:
+                    break  # nothing declared dynamic: one shape only
+                a, k = sized
+                try:
+                    expected = mod(*a, **k)
+                except Exception:
+                    continue  # eager fails too: not the export's fault
+                try:
+                    got = program.module()(*a, **k)
+                except Exception as exc:
+                    self.add(COMPILE_ERROR, line, f"{label}: the exported program fails where eager runs: "
+                             f"{probe._first_line(exc)}", n)
+                    continue
+                diff = probe.compare(expected, got)
+                if diff:
+                    self.add(MISMATCH, line, f"{label}: the exported program differs from eager: {diff}", n)
+        return program
+
+
+def _bound(mod: Any, args: tuple, kwargs: dict, dynamic_shapes: Any) -> list[tuple[Any, Any]]:
+    """``(tensor, spec)`` for each export input that ``dynamic_shapes`` gives a spec."""
+    try:
+        bound = inspect.signature(mod.forward).bind(*args, **kwargs)
+        values = dict(bound.arguments)
+        names = list(values)
+    except (TypeError, ValueError, AttributeError):
+        names = [str(i) for i in range(len(args))]
+        values = dict(zip(names, args))
+    if not dynamic_shapes:
+        return []
+    specs = dynamic_shapes if isinstance(dynamic_shapes, dict) else dict(zip(names, dynamic_shapes))
+    return [(values.get(name), spec) for name, spec in specs.items()]
+
+
+def _declared_sizes(mod: Any, args: tuple, kwargs: dict, dynamic_shapes: Any) -> list[int]:
+    """The example's sizes on the dims ``dynamic_shapes`` declares dynamic."""
+    out = []
+    for tensor, spec in _bound(mod, args, kwargs, dynamic_shapes):
+        if isinstance(tensor, torch.Tensor):
+            out += [tensor.shape[d] for d, dim in _dims(spec).items() if not isinstance(dim, int) and d < tensor.dim()]
+    return list(dict.fromkeys(out))
+
+
+def _made_static(program: Any, mod: Any, args: tuple, kwargs: dict, dynamic_shapes: Any) -> list[tuple[str, int]]:
+    """Dims declared dynamic that the exported program takes as a fixed size (``Dim.AUTO`` on a
+    size-1 example does that silently)."""
+    try:
+        inputs = [
+            node.meta["val"] for node in program.graph.nodes
+            if node.op == "placeholder" and node.name in set(program.graph_signature.user_inputs)
+        ]
+        tensors = [t for t in probe._tensors((args, kwargs))]
+        out = []
+        for tensor, spec in _bound(mod, args, kwargs, dynamic_shapes):
+            if not isinstance(tensor, torch.Tensor) or not any(tensor is t for t in tensors):
+                continue
+            fake = inputs[next(i for i, t in enumerate(tensors) if t is tensor)]
+            for d, dim in _dims(spec).items():
+                if not isinstance(dim, int) and d < fake.dim() and isinstance(fake.shape[d], int):
+                    out.append((f"dim {d} declared dynamic ({dim}) was exported as the fixed size {fake.shape[d]}",
+                                int(fake.shape[d])))
+        return out
+    except Exception:  # private structures: fail soft
+        return []
+
+
+class _OutOfRange(Exception):
+    """The size is outside the range the export's ``Dim`` declares."""
+
+
+def _size_of(compiled: _Compiled, shapes: list) -> int | None:
+    """A call's size: the first dim that differs from the object's first call (dim 0 at first)."""
+    first = compiled.calls[0][1]
+    for a, b in zip(first, shapes):
+        if len(a) == len(b):
+            for d, (x, y) in enumerate(zip(a, b)):
+                if x != y:
+                    return y
+    return shapes[0][0] if shapes and shapes[0] else None
+
+
+def _dims(spec: Any) -> dict[int, Any]:
+    if isinstance(spec, dict):
+        return {int(k): v for k, v in spec.items() if v is not None}
+    if isinstance(spec, (list, tuple)):
+        return {i: v for i, v in enumerate(spec) if v is not None}
+    return {}
+
+
+def _range(dim: Any) -> tuple[int, float]:
+    low = getattr(dim, "min", 0)
+    high = getattr(dim, "max", float("inf"))
+    try:
+        return int(low), float(high)
+    except (TypeError, ValueError, OverflowError):
+        return int(low) if isinstance(low, int) else 0, float("inf")
+
+
+def _resize(mod: Any, args: tuple, kwargs: dict, dynamic_shapes: Any, n: int):
+    """The export's example inputs with every dim ``dynamic_shapes`` declares dynamic set to ``n``;
+    None when nothing is declared dynamic; :class:`_OutOfRange` when ``n`` is outside a range."""
+    if not dynamic_shapes:
+        return None
+    try:
+        bound = inspect.signature(mod.forward).bind(*args, **kwargs)
+    except (TypeError, ValueError, AttributeError):
+        return None  # inputs zlint cannot map to the spec: the sweep is skipped
+    values = dict(bound.arguments)
+    names = list(values)
+    specs = dynamic_shapes if isinstance(dynamic_shapes, dict) else dict(zip(names, dynamic_shapes))
+    changed = False
+    for name, spec in specs.items():
+        tensor = values.get(name)
+        if not isinstance(tensor, torch.Tensor):
+            continue
+        shape = list(tensor.shape)
+        for d, dim in _dims(spec).items():
+            if isinstance(dim, int) or d >= len(shape):
+                continue  # a static dim
+            low, high = _range(dim)
+            if not low <= n <= high:
+                raise _OutOfRange
+            shape[d] = n
+            changed = True
+        if tensor.is_floating_point():
+            values[name] = torch.randn(shape, dtype=tensor.dtype, device=tensor.device)
+        else:
+            values[name] = torch.zeros(shape, dtype=tensor.dtype, device=tensor.device)
+    if not changed:
+        return None
+    return _rebind(bound, values)
+
+
+def _rebind(bound: inspect.BoundArguments, values: dict) -> tuple[tuple, dict]:
+    bound.arguments.update(values)
+    return tuple(bound.args), dict(bound.kwargs)
+
+
+class _Tap(logging.Handler):
+    def __init__(self, tracker: _Tracker) -> None:
+        super().__init__(logging.DEBUG)
+        self.tracker = tracker
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.tracker.on_log(record)
+
+
+@contextlib.contextmanager
+def _patched(tracker: _Tracker, module: Any, compiled_globals: dict[str, tuple[int | None, dict]]) -> Iterator[None]:
+    """``torch.compile``/``torch.export.export`` (and the module's names bound to them or to
+    compiled functions) replaced by tracking versions while the caller runs."""
+    real_compile, real_export = torch.compile, torch.export.export
+
+    def compile_(model=None, **options):
+        origin = tracker.caller_line()
+        if model is None:  # @torch.compile(...) with arguments
+            return lambda m: compile_(m, **options)
+        label = f"torch.compile at line {origin}" if origin else "torch.compile"
+        return tracker.compile(real_compile, model, origin, options, label)
+
+    def export_(mod, args, kwargs=None, **options):
+        return tracker.export(real_export, mod, args, kwargs, **options)
+
+    saved_globals = {}
+    for name, value in list(vars(module).items()):
+        if value is real_compile:
+            saved_globals[name] = value
+            module.__dict__[name] = compile_
+        elif value is real_export:
+            saved_globals[name] = value
+            module.__dict__[name] = export_
+        elif name in compiled_globals:
+            origin, options = compiled_globals[name]
+            target = getattr(value, "_torchdynamo_orig_callable", None) or getattr(value, "_orig_mod", None)
+            if target is not None:
+                saved_globals[name] = value
+                label = f"{name} (torch.compile at line {origin})" if origin else name
+                module.__dict__[name] = tracker.compile(real_compile, target, origin, options, label)
+    tap = _Tap(tracker)
+    log = logging.getLogger(_CONVERT_FRAME_LOG)  # "hit config.recompile_limit" is a warning here
+    saved_log = (log.level, log.propagate)
+    log.setLevel(logging.WARNING)
+    log.propagate = False
+    log.addHandler(tap)
+    mute = probe._Mute()
+    torch_handlers = [
+        handler
+        for name, logger in list(logging.root.manager.loggerDict.items())
+        if name.startswith("torch") and isinstance(logger, logging.Logger)
+        for handler in logger.handlers
+        if isinstance(handler, logging.StreamHandler)
+    ]
+    for handler in torch_handlers:  # dynamo's own error logs repeat what is recorded
+        handler.addFilter(mute)
+    # the recompile reasons (private API: feature-detected; without it no recompile evidence)
+    import torch._dynamo.convert_frame as convert_frame
+
+    real_reasons = getattr(convert_frame, "get_and_maybe_log_recompilation_reasons", None)
+    if real_reasons is not None:
+
+        def reasons_(*args, **kwargs):
+            reasons = real_reasons(*args, **kwargs)
+            try:
+                tracker.on_reasons(list(reasons or []))
+            except Exception:  # recording must never break the user's run
+                pass
+            return reasons
+
+        convert_frame.get_and_maybe_log_recompilation_reasons = reasons_
+    torch.compile, torch.export.export = compile_, export_
+    try:
+        yield
+    finally:
+        torch.compile, torch.export.export = real_compile, real_export
+        if real_reasons is not None:
+            convert_frame.get_and_maybe_log_recompilation_reasons = real_reasons
+        for handler in torch_handlers:
+            handler.removeFilter(mute)
+        log.removeHandler(tap)
+        log.setLevel(saved_log[0])
+        log.propagate = saved_log[1]
+        module.__dict__.update(saved_globals)
+
+
+def _consume(result: Any) -> None:
+    if inspect.isgenerator(result) or (hasattr(result, "__next__") and hasattr(result, "__iter__")):
+        for _ in result:
+            pass
+
+
+def run_caller(
+    call: Callable[..., Any],
+    calls: list[tuple[int | None, tuple, dict]],
+    module: Any,
+    compiled_globals: dict[str, tuple[int | None, dict]],
+    report: FunctionReport,
+    sizes: list[int],
+    backend: str,
+) -> FunctionReport:
+    """Run ``call(*args, **kwargs)`` for each ``(size, args, kwargs)`` in ``calls`` (one call for a
+    whole-sweep example) with tracking compile/export; fill ``report`` (mode ``default``)."""
+    tracker = _Tracker(report.path, report.first_line, report.last_line, backend)
+    tracker.sizes = list(sizes)
+    failures: list[str] = []
+    torch._dynamo.reset()
+    try:
+        with _patched(tracker, module, compiled_globals), torch.no_grad():
+            for size, args, kwargs in calls:
+                try:
+                    _consume(call(*args, **kwargs))
+                except Exception as exc:
+                    if id(exc) not in tracker.raised:
+                        where = f" at size {size}" if size is not None else ""
+                        failures.append(f"{probe._first_line(exc)}{where}")
+    finally:
+        torch._dynamo.reset()
+    report.evidence.extend(tracker.evidence.values())
+    run = ModeRun("default", graphs=sum(c.graphs for c in tracker.objects), sizes_run=list(sizes))
+    run.baseline = _marked_baseline(tracker.objects, backend)
+    report.runs.append(run)
+    if failures and not report.evidence:
+        report.unverifiable = f"calling {report.target.rsplit('::', 1)[-1]} failed: {failures[0]}"
+    elif not tracker.objects and not report.evidence and not failures:
+        report.input_detail += " (the caller compiled and exported nothing)"
+    for c in tracker.objects:
+        if not c.calls:
+            continue
+        sized = sorted({s for s in c.graph_sizes if s is not None})
+        report.input_detail += f"; {c.label}: {c.graphs} graphs" + (f" (sizes {','.join(map(str, sized))})" if sized else "")
+    return report
+
+
+def _marked_baseline(objects: list[_Compiled], backend: str) -> int:
+    """Graphs a trivial function compiled with default settings costs when called with the same
+    shapes as each compiled object, the varying dims marked with maybe_mark_dynamic: what the
+    call sites would cost done right."""
+    total = 0
+    for c in objects:
+        shapes = [s for _, s in c.calls]
+        if not shapes:
+            continue
+        varying = [
+            [d for d in range(len(t)) if len({s[i][d] for s in shapes if i < len(s) and len(s[i]) == len(t)}) > 1]
+            for i, t in enumerate(shapes[0])
+        ]
+        counter = [0]
+        inner = probe._backend(backend)
+
+        def capture(gm, example_inputs, counter=counter, inner=inner):
+            counter[0] += 1
+            return inner(gm, example_inputs)
+
+        torch._dynamo.reset()
+        trivial = torch.compile(probe._trivial, backend=capture)
+        for call_shapes in shapes:
+            tensors = [torch.zeros(s) for s in call_shapes]
+            for t, dims in zip(tensors, varying):
+                for d in dims:
+                    if d < t.dim():
+                        torch._dynamo.maybe_mark_dynamic(t, d)
+            with contextlib.suppress(Exception):
+                trivial(*tensors)
+        total += counter[0]
+    torch._dynamo.reset()
+    return total
