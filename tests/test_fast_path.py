@@ -158,6 +158,20 @@ CASES = {
         "def other(x):\n    return x\n"
         "compiled = torch.compile(step)\n"
     ),
+    "fact_reaches_through_module_names": (
+        "import torch\n"
+        "from torch.nn import functional as F\n"
+        "N = torch.zeros(3).shape[0]\n"
+        "M = N\n"
+        "class Head:\n"
+        "    width: int = 4\n"
+        "    def pick(self, y):\n        if M == 1:\n            return y\n        return y\n"
+        "    def pad(self, y):\n        y = F.pad(y, (0, 1))\n        if y.numel() == 1:\n            return y\n        return y\n"
+        "    def describe(self):\n        return 'head'\n"
+        "    def more(self):\n        return [1, 2]\n"
+        "    def other(self):\n        return {'a': 1}\n"
+        "    def last(self):\n        return None\n"
+    ),
     "form_feed_falls_back": "import torch\n\x0c\ndef f(x):\n    if x.size(0) == 1:\n        return x\n",
     "lone_cr_falls_back": "import torch\rdef f(x):\r    if x.size(0) == 1:\r        return x\r",
     "noqa": (
@@ -193,15 +207,27 @@ def test_the_cases_really_exercise_the_reduced_module():
     expectations = {
         "model": True, "crlf": True, "tabs": True, "non_ascii_columns": True,
         "all_methods_dropped": True, "container_from_dropped_init": True,
-        "module_level_size": False, "compile_word_means_whole_file": False,
+        "module_level_size": True, "compile_word_means_whole_file": False,
         "form_feed_falls_back": False, "lone_cr_falls_back": False,
         "import_alias_of_a_trigger_word": False, "import_in_dropped_def": True,
-        "nested_class_in_dropped_method": True,
+        "nested_class_in_dropped_method": True, "fact_reaches_through_module_names": True,
     }
     for name, reduced in expectations.items():
         text = CASES[name]
         plan = prepass.plan(text, ast.parse(text), rules)
         assert plan.reduced is reduced, name
+
+
+def test_names_bound_from_trigger_words_reach_into_defs():
+    # `M = N` where `N = ....shape[0]`: `pick` has no trigger word of its own, but its `M == 1`
+    # is a size branch; `F` comes from torch. Both defs are kept, the others dropped.
+    text = CASES["fact_reaches_through_module_names"]
+    plan = prepass.plan(text, ast.parse(text), registry.rules_for(SIZE_RULES.enabled_codes("m.py")))
+    assert plan.reduced
+    assert "def pick" in plan.source and "def pad" in plan.source
+    assert "def describe" not in plan.source and "def last" not in plan.source
+    fast = lint_source(text, "m.py", SIZE_RULES, full_path=False)
+    assert [(d.code, d.line) for d in fast.diagnostics] == [("ZL101", 8), ("ZL101", 13)]
 
 
 def test_reduced_module_keeps_only_defs_with_trigger_words():

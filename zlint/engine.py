@@ -272,7 +272,7 @@ def _fast_path(
 ) -> list[Diagnostic] | FileError:
     """Lint only what the enabled rules need (see :mod:`zlint.prepass`)."""
     try:
-        plan = prepass.plan(text, tree, rules)
+        plan = prepass.plan(text, tree, rules, settings)
     except RecursionError:  # a pathological nesting depth: let the full path report it
         return _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
     if not plan.rules:

@@ -14,8 +14,9 @@ Declarations are inherited: a subclass that reports something else must declare 
 
 From that, per file (a :class:`Plan`):
 
-1. A rule whose trigger words do not occur in the text is skipped; if no rule is left, nothing
-   is parsed with LibCST at all.
+1. A rule whose trigger words do not occur in the text, or whose ``may_report`` check proves it
+   silent on this file (ZL415: no import or chain that could name a missing torch attribute), is
+   skipped; if no rule is left, nothing is parsed with LibCST at all.
 2. If a remaining rule is not function-local, or the file holds a word that a file-level
    analysis depends on (``compile``: the compiled scope decides ``Diagnostic.compiled``), the
    whole file is parsed, as on the full path.
@@ -24,9 +25,10 @@ From that, per file (a :class:`Plan`):
    a trigger word (verbatim), and, for each dropped ``def``, only the statements whose effect
    reaches beyond it: its imports (they feed the file-wide
    :class:`~zlint.facts.imports.ImportMap` in source order) and, in a class, its
-   ``self.<attr> = ...`` assignments (class-wide facts: which attributes hold containers). If
-   the module-level code itself uses a trigger word, every ``def`` is kept (its bindings may
-   reach into any function). Kept lines are copied whole, so columns are unchanged;
+   ``self.<attr> = ...`` assignments (class-wide facts: which attributes hold containers).
+   Names that module-level code binds from a trigger word (``F`` in ``from torch.nn import
+   functional as F``) count as trigger words when choosing the ``def``s (their facts may reach
+   into any function). Kept lines are copied whole, so columns are unchanged;
    ``line_map`` maps the reduced module's lines back to the file's.
 
 A shared fact that looks across functions must be taught here (feed it from dropped ``def``s,
@@ -94,13 +96,15 @@ def words_in(text: str, words: frozenset[str], start: int = 0, end: int | None =
     return set(pattern.findall(text, start, len(text) if end is None else end))
 
 
-def plan(text: str, tree: ast.Module, rules: Sequence[type]) -> Plan:
+def plan(text: str, tree: ast.Module, rules: Sequence[type], settings: object = None) -> Plan:
     """Decide what to parse for ``rules`` (the enabled rule classes) on one file."""
     declared = [rule for rule in rules if rule.trigger_words is not None]
     every = frozenset().union(*(rule.trigger_words for rule in declared)) | FILE_LEVEL_WORDS
     present = words_in(text, every)
     relevant = tuple(
-        rule for rule in rules if rule.trigger_words is None or rule.trigger_words & present
+        rule
+        for rule in rules
+        if (rule.trigger_words is None or rule.trigger_words & present) and rule.may_report(text, tree, settings)
     )
     whole = Plan(relevant, text)
     if not relevant:
@@ -175,28 +179,38 @@ class _Reducer:
                 self._mark(stmt.lineno, stmt.end_lineno)
                 self.context.append(stmt)
 
-    def _context_uses_trigger(self) -> bool:
-        """Does module-level code use a trigger word as code (not in a string or comment)?
+    def _reaching_words(self) -> frozenset[str] | None:
+        """The trigger words, plus every name that module-level code binds from them.
 
-        Imports inside defs count too: they bind names for the whole file (``ImportMap``).
+        A def without a trigger word can still use a fact made outside it: ``F.pad(...)`` after
+        ``from torch.nn import functional as F``, ``n`` after ``n = x.shape[0]`` at module level.
+        Every context statement (module and class level, and the imports of dropped defs) that
+        uses a reaching word makes the names it binds reach too (an import: its local name;
+        other code: all its words), until nothing changes. None: keep every def.
         """
         if not self.value_triggers:
-            return False
-        pattern = _words_pattern(self.value_triggers)
+            return self.triggers
         nodes = list(self.context)
         for first, last, node, _ in self.defs:
             if _IMPORT.search(self.text, self.offsets[first - 1], self.offsets[last]):
                 nodes.extend(n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))
-        for node in nodes:
-            start, end = self.offsets[node.lineno - 1], self.offsets[node.end_lineno]
-            if pattern.search(self.text, start, end) and self.value_triggers & _code_words(node):
-                return True
-        return False
+        pending = [_uses_and_binds(node) for node in nodes]
+        reaching = set(self.value_triggers)
+        changed = True
+        while changed:
+            changed = False
+            for uses, binds in pending:
+                if uses & reaching and not binds <= reaching:
+                    reaching |= binds
+                    changed = True
+        return self.triggers | frozenset(reaching)
 
     def reduce(self, tree: ast.Module) -> tuple[str, tuple[int, ...]] | None:
         self._body(tree.body)
-        if self._context_uses_trigger():
+        reaching = self._reaching_words()
+        if reaching is None:
             return None
+        self.pattern = _words_pattern(reaching)
         for first, last, node, in_class in self.defs:
             if self._has_trigger(first, last):
                 self._mark(first, last)
@@ -267,6 +281,20 @@ def _assigns_self_attribute(node: ast.AST) -> bool:
 
 def _is_self_attribute(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _uses_and_binds(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    """The words a context node's code uses, and the names through which it can hand a fact
+    to a def: an import's local names; for other code, conservatively, every word it uses."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        binds = {alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*"}
+        return frozenset(_code_words(node)), frozenset(binds)
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        # the annotation of an assignment with a value makes no fact: only the value does
+        words = _code_words(node.target) | _code_words(node.value)
+    else:
+        words = _code_words(node)
+    return frozenset(words), frozenset(words)
 
 
 def _code_words(node: ast.AST) -> set[str]:

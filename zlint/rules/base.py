@@ -131,6 +131,12 @@ class Rule(cst.BatchableCSTVisitor):
     #: module-level code, and needs a trigger word there; then only such defs are parsed.
     function_local: ClassVar[bool] = False
 
+    @classmethod
+    def may_report(cls, text: str, tree: ast.Module, settings: Settings | None) -> bool:
+        """Fast path: False when a cheap look at the file's text and ``ast`` proves the rule
+        reports nothing here (checked after the trigger words). Must never say False wrongly."""
+        return True
+
     # PositionProvider is resolved lazily (see get_metadata): only files with findings pay for it
     METADATA_DEPENDENCIES = (SizeFactsProvider,)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from zlint.facts.compile_calls import compile_call, literal_string
@@ -14,11 +16,21 @@ PLUGIN_BACKENDS = frozenset({
 })
 
 
+# ``torch._dynamo.optimize`` can only be checked where it is called or renamed on import
+_OPTIMIZE_CALL = re.compile(r"\boptimize\b(?:\s|\)|\\)*(?:\(|as\b)")
+_COMPILE = re.compile(r"\bcompile\b")
+
+
 class UnknownCompileBackend(TorchDataRule):
     code = "ZL412"
     trigger_words = frozenset({"compile", "optimize"})  # fast path: see zlint/prepass.py
     name = "unknown-compile-backend"
     summary = "torch.compile(backend=...) names a backend torch does not register"
+
+    @classmethod
+    def may_report(cls, text, tree, settings) -> bool:
+        # a docstring that says "optimize" must not cost the whole-file path
+        return _COMPILE.search(text) is not None or _OPTIMIZE_CALL.search(text) is not None
 
     def visit_Call(self, node: cst.Call) -> None:
         call = compile_call(node, self.context.imports)

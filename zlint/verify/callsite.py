@@ -25,14 +25,12 @@ from typing import Any
 
 import torch
 import torch._dynamo
-import torch._guards
 
-from zlint.verify import probe
+from zlint.verify import probe, recompiles
 from zlint.verify.evidence import (
     COMPILE_ERROR, MISMATCH, RECOMPILE, SPECIALIZATION, Evidence, FunctionReport, ModeRun,
 )
 
-_SIZE_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)\. expected (\d+), actual (\d+)")
 _CONVERT_FRAME_LOG = "torch._dynamo.convert_frame"
 _CONSTANT = re.compile(r"a constant \(-?\d+\)")
 _YOU_MARKED = re.compile(r"(You marked .*? specialized it to be a constant \(-?\d+\))")
@@ -105,9 +103,9 @@ class _Tracker:
             compiled.graphs += 1
             size = self.current[2] if self.current else None
             compiled.graph_sizes.append(size)
-            compile_id = torch._guards.CompileContext.current_compile_id()
+            compile_id = recompiles.current_compile_id()
             if compile_id is not None:
-                compiled.compile_ids.add(f"{compile_id.frame_id}/{compile_id.frame_compile_id}")
+                compiled.compile_ids.add(compile_id)
             return inner(gm, example_inputs)
 
         return capture
@@ -156,8 +154,8 @@ class _Tracker:
         compiled, line, size = self.current
         # only this object's own cache entries (objects compiled from one function share its
         # cache); a static-size recompile is one where every entry failed on a size mismatch
-        own = [text for cid, _, text in (r.partition(": ") for r in reasons) if cid in compiled.compile_ids]
-        found = [_SIZE_MISMATCH.search(text) for text in own]
+        own = [text for cid, text in map(recompiles.split, reasons) if cid in compiled.compile_ids]
+        found = [recompiles.SIZE_MISMATCH.search(text) for text in own]
         if own and all(found) and any(int(m.group(3)) >= 2 for m in found if m):
             tensor, index, _, actual = found[0].groups()
             self.add(
@@ -398,28 +396,13 @@ def _patched(tracker: _Tracker, module: Any, compiled_globals: dict[str, tuple[i
     ]
     for handler in torch_handlers:  # dynamo's own error logs repeat what is recorded
         handler.addFilter(mute)
-    # the recompile reasons (private API: feature-detected; without it no recompile evidence)
-    import torch._dynamo.convert_frame as convert_frame
-
-    real_reasons = getattr(convert_frame, "get_and_maybe_log_recompilation_reasons", None)
-    if real_reasons is not None:
-
-        def reasons_(*args, **kwargs):
-            reasons = real_reasons(*args, **kwargs)
-            try:
-                tracker.on_reasons(list(reasons or []))
-            except Exception:  # recording must never break the user's run
-                pass
-            return reasons
-
-        convert_frame.get_and_maybe_log_recompilation_reasons = reasons_
     torch.compile, torch.export.export = compile_, export_
     try:
-        yield
+        # the recompile reasons (private API: without it, no per-size recompile evidence)
+        with recompiles.listening(tracker.on_reasons):
+            yield
     finally:
         torch.compile, torch.export.export = real_compile, real_export
-        if real_reasons is not None:
-            convert_frame.get_and_maybe_log_recompilation_reasons = real_reasons
         for handler in torch_handlers:
             handler.removeFilter(mute)
         log.removeHandler(tap)

@@ -19,14 +19,16 @@ import torch
 import torch._dynamo
 from torch._guards import detect_fake_mode
 
+from zlint.verify import recompiles
 from zlint.verify.evidence import (
     COMPILE_ERROR, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, MISMATCH, MODES, RECOMPILE, SPECIALIZATION,
     Evidence, FunctionReport, ModeRun,
 )
 
 _GRAPH_BREAK_LOG = "torch._dynamo.symbolic_convert.__graph_breaks"
-_RECOMPILE_LOG = "torch._dynamo.guards.__recompiles"
 _SPECIALIZED = re.compile(r"^Eq\((?:s\w+|u\w+), -?\d+\)$|^Eq\(-?\d+, (?:s\w+|u\w+)\)$")
+_SPECIALIZED_PARTS = re.compile(r"^Eq\((-?\w+), (-?\w+)\)$")
+_CONSTANT = re.compile(r"-?\d+")
 _USER_LOC = re.compile(r"(\S+):(\d+) in (\S+)")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 _BREAK_AT = re.compile(r"in user code at (.+):(\d+)\n")
@@ -46,13 +48,16 @@ class Subject:
 
 @dataclass
 class _Observer:
-    """Collects evidence for one mode run through a capturing backend and two dynamo logs."""
+    """Collects evidence for one mode run through a capturing backend, dynamo's graph-break log
+    and its recompile reasons."""
 
     subject: Subject
     mode: str
     size: int = 0
     graphs: int = 0
-    shape_envs: list = field(default_factory=list)
+    shape_envs: list = field(default_factory=list)  # (shape env, compile id) not yet read
+    #: per compile id, the specialization guards (line, expr) that pinned a size in that graph
+    pinned: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
     evidence: dict[tuple, Evidence] = field(default_factory=dict)
 
     def add(self, kind: str, line: int | None, detail: str, inside_torch: bool = False) -> None:
@@ -96,15 +101,15 @@ class _Observer:
             self.graphs += 1
             fake_mode = detect_fake_mode(example_inputs)
             shape_env = getattr(fake_mode, "shape_env", None)
-            if shape_env is not None and all(env is not shape_env for env in self.shape_envs):
-                self.shape_envs.append(shape_env)
+            if shape_env is not None and all(env is not shape_env for env, _ in self.shape_envs):
+                self.shape_envs.append((shape_env, recompiles.current_compile_id()))
             return inner(gm, example_inputs)
 
         return capture
 
     def collect_guards(self) -> None:
         """Read the guards of every graph compiled so far (inner backends add some late)."""
-        for env in self.shape_envs:
+        for env, compile_id in self.shape_envs:
             for guard in list(getattr(env, "guards", ())):
                 sloc = guard.sloc
                 loc = str(getattr(sloc, "maybe_user_loc", "") or sloc)
@@ -114,7 +119,10 @@ class _Observer:
                 if expr in ("True",):
                     continue
                 kind = SPECIALIZATION if _SPECIALIZED.match(expr) else GUARD
-                self.add(kind, self.line_from_loc(loc), expr)
+                line = self.line_from_loc(loc)
+                self.add(kind, line, expr)
+                if kind == SPECIALIZATION and line is not None and compile_id is not None:
+                    self.pinned.setdefault(compile_id, []).append((line, expr))
         self.shape_envs.clear()
 
     def on_log(self, record: logging.LogRecord) -> None:
@@ -124,8 +132,6 @@ class _Observer:
             return
         if record.name == _GRAPH_BREAK_LOG:
             self._graph_break(message)
-        elif record.name == _RECOMPILE_LOG:
-            self._recompile(message)
 
     def _graph_break(self, message: str) -> None:
         line = None
@@ -138,14 +144,44 @@ class _Observer:
         lines = [s.strip() for s in reason.splitlines() if s.strip() and not s.strip().startswith("Encountered graph break")]
         self.add(GRAPH_BREAK, line, (lines[0] if lines else "graph break")[:160], inside_torch(message))
 
-    def _recompile(self, message: str) -> None:
-        for failure in re.findall(r"^\s*- [\d/]+: (.*)$", message, flags=re.M):
-            if "first use of this value" in failure or "size mismatch at index" in failure:
-                continue  # automatic dynamic and 0/1: what the baseline costs too
-            guard = failure.split("  #", 1)[0].strip()
-            line = self.line_from_loc(failure)
+    def on_reasons(self, reasons: list[str]) -> None:
+        """Dynamo is about to compile again at ``self.size``: each reason is why one cache entry
+        failed. Record the failures a line of the verified function caused."""
+        if self.mode == "default" and self.size in (0, 1):
+            return  # by default sizes 0 and 1 get graphs of their own: what any function costs
+        for compile_id, text in map(recompiles.split, reasons):
+            failure = text.split("\n", 1)[0]
+            if "first use of this value" in failure:
+                continue  # the framework's own 0/1 guard, present in the baseline too
+            mismatch = recompiles.SIZE_MISMATCH.search(failure)
+            if mismatch:
+                self._pinned_recompile(compile_id, mismatch)
+                continue
+            line = self.line_from_loc(failure) or self.line_from_loc(text)
             if line is not None:
-                self.add(RECOMPILE, line, guard[:160])
+                self.add(RECOMPILE, line, failure.split("  #", 1)[0].strip()[:160])
+
+    def _pinned_recompile(self, compile_id: str, mismatch: re.Match) -> None:
+        """A size check failed on an entry compiled with that size static. Dynamo's first graph is
+        static anyway (baseline); it is this function's doing when a guard at one of its lines
+        pinned the size in that entry's graph (``Eq(s0, 3)``)."""
+        tensor, index, expected = mismatch.group(1), mismatch.group(2), int(mismatch.group(3))
+        for line, expr in self.pinned.get(compile_id, ()):
+            symbol, value = _pin(expr)
+            if value == expected:
+                self.add(
+                    RECOMPILE, line,
+                    f"tensor '{tensor}' size mismatch at index {index}: pinned here by Eq({symbol}, n)",
+                )
+
+
+def _pin(expr: str) -> tuple[str, int | None]:
+    """``Eq(s0, 3)`` or ``Eq(3, s0)`` -> ``("s0", 3)``."""
+    found = _SPECIALIZED_PARTS.match(expr)
+    if not found:
+        return "", None
+    a, b = found.groups()
+    return (a, int(b)) if _CONSTANT.fullmatch(b) else (b, int(a))
 
 
 class _LogTap(logging.Handler):
@@ -164,7 +200,7 @@ class _Mute(logging.Filter):
 
 @contextlib.contextmanager
 def _tapped(observer: _Observer) -> Iterator[None]:
-    """Route dynamo's graph-break and recompile logs to ``observer`` (and nowhere else)."""
+    """Route dynamo's graph-break log and recompile reasons to ``observer`` (and nowhere else)."""
     tap = _LogTap(observer)
     mute = _Mute()
     torch_handlers = [
@@ -176,15 +212,16 @@ def _tapped(observer: _Observer) -> Iterator[None]:
     ]
     for handler in torch_handlers:  # dynamo's own error logs would repeat what we report
         handler.addFilter(mute)
-    saved = []
-    for name in (_GRAPH_BREAK_LOG, _RECOMPILE_LOG):
-        log = logging.getLogger(name)
-        saved.append((log, log.level, log.propagate))
-        log.setLevel(logging.DEBUG)
-        log.propagate = False
-        log.addHandler(tap)
+    log = logging.getLogger(_GRAPH_BREAK_LOG)
+    saved = [(log, log.level, log.propagate)]
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    log.addHandler(tap)
     try:
-        yield
+        # recompile reasons come from dynamo itself: its recompiles log is written only when the
+        # user enables it (TORCH_LOGS=recompiles); without the hook, graph counts still show
+        with recompiles.listening(observer.on_reasons):
+            yield
     finally:
         for handler in torch_handlers:
             handler.removeFilter(mute)
