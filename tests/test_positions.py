@@ -98,3 +98,35 @@ def test_misaligned_source_falls_back_to_the_whole_module():
     target = module.body[1]
     assert positions[target] == wrapper.resolve(PositionProvider)[target]
     assert positions._whole is not None
+
+
+@pytest.mark.parametrize("name", ["awkward", "awkward-crlf", "zlint/engine.py", "examples/serving_loop.py"])
+def test_lookup_with_the_enclosing_defs_as_hint_equals_libcst(name):
+    source = SOURCES[name]
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = StatementPositions(MetadataWrapper(module, unsafe_skip_copy=True), source)
+    stack, checked = [], 0
+
+    def walk(node):
+        nonlocal checked
+        # the hint is what the rules' traversal knows: the defs around the node
+        assert positions.lookup(node, list(stack)) == expected[node]
+        checked += 1
+        entered = isinstance(node, cst.FunctionDef)
+        if entered:
+            stack.append(node)
+        order = _field_order(node)
+        for child in (node.children if order is _DELEGATE else [c for a in order for c in _children(node, a, _IS_WALKED)]):
+            walk(child)
+        if entered:
+            stack.pop()
+
+    for statement in module.body:
+        walk(statement)
+    assert checked > 20 and positions._whole is None
+    # a wrong hint (a def the node is not in) still gives the right answer
+    defs = [n for n in _nodes(module) if isinstance(n, cst.FunctionDef)]
+    if len(defs) >= 2:
+        inner = defs[-1].body
+        assert positions.lookup(inner, [defs[0]]) == expected[inner]

@@ -86,6 +86,8 @@ class FileContext:
                 self.positions = StatementPositions(self.wrapper, self.source, self.tree)
             else:
                 self.positions = self.wrapper.resolve(PositionProvider)
+        if isinstance(self.positions, StatementPositions):
+            return self.positions.lookup(node, self.functions)  # the defs around the traversal
         return self.positions[node]
 
     def snippet(self, node: cst.CSTNode) -> str:
