@@ -146,3 +146,26 @@ def test_size_comparisons_are_predicates_and_flow_through_bools():
     )
     assert found["q.shape[2] > 1"] is Kind.PREDICATE
     assert found["is_causal"] is Kind.PREDICATE
+
+
+def test_container_attributes_found_in_every_block_but_not_in_nested_classes():
+    import libcst as cst
+
+    from zlint.facts.imports import ImportMap
+    from zlint.facts.values import container_attributes
+
+    module = cst.parse_module(
+        "class K:\n"
+        "    def __init__(self, flag):\n"
+        "        self.a = {}\n"
+        "        if flag:\n            self.b = []\n        else:\n            self.c: set = set()\n"
+        "        for _ in range(2):\n            try:\n                self.d = dict()\n"
+        "            except ValueError:\n                self.e = [i for i in range(3)]\n"
+        "            finally:\n                self.f = 1\n"
+        "        with open('x') as fh: self.g = {}; self.h = fh\n"
+        "        def helper():\n            self.i = list()\n"
+        "        class Inner:\n            def m(self):\n                self.j = {}\n"
+        "        self.k = (lambda: {})()\n"
+    )
+    names = container_attributes(module.body[0], ImportMap().qualify)
+    assert names == {"a", "b", "c", "d", "e", "g", "i"}

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 
 from zlint.verify import CONFIRMED, NOT_OBSERVED, UNVERIFIABLE, check, example  # noqa: E402
 from zlint.verify import examples as registry  # noqa: E402
-from zlint.verify.evidence import GRAPH_BREAK, GUARD, MISMATCH, SPECIALIZATION  # noqa: E402
+from zlint.verify.evidence import GRAPH_BREAK, GUARD, MISMATCH, RECOMPILE, SPECIALIZATION  # noqa: E402
 from zlint.verify.probe import compare  # noqa: E402
 from zlint.verify.subjects import Unverifiable, build, import_file  # noqa: E402
 
@@ -84,9 +84,16 @@ def test_range_loop_is_confirmed_with_an_eq_guard_at_its_line(subjects):
     report = check(subjects.loop_sum, lambda n: (torch.randn(n, 3),), modes=["default"], **FAST)
     at_loop = report.at(8)
     assert report.status_at(8) == CONFIRMED
-    assert {e.kind for e in at_loop} == {SPECIALIZATION}
-    assert all(e.detail.startswith("Eq(") and e.mode == "default" for e in at_loop)
-    assert sorted(n for e in at_loop for n in e.sizes) == [3, 5, 8]  # 2, 1, 0 are static graphs
+    pins = [e for e in at_loop if e.kind == SPECIALIZATION]
+    assert all(e.detail.startswith("Eq(") and e.mode == "default" for e in pins)
+    assert sorted(n for e in pins for n in e.sizes) == [3, 5, 8]  # 2, 1, 0 are static graphs
+    # the recompiles the pins cause, heard without TORCH_LOGS=recompiles: 5 fails the graph
+    # pinned to 3, 8 the one pinned to 5 (3 is the automatic-dynamic recompile any function pays;
+    # 1 and 0 get graphs of their own by default)
+    [recompile] = [e for e in at_loop if e.kind == RECOMPILE]
+    assert (recompile.mode, recompile.sizes) == ("default", [5, 8])
+    assert recompile.detail.startswith("tensor 'x' size mismatch at index 0: pinned here by Eq(s")
+    assert {e.kind for e in report.evidence} == {SPECIALIZATION, RECOMPILE} and report.at(8) == report.evidence
     assert report.graphs("default") > report.runs[0].baseline  # a graph per size beyond the trivial cost
     assert not report.mismatches
 
@@ -97,9 +104,22 @@ def test_size_one_branch_shows_only_in_single_graph_modes(subjects):
     assert report.weakest_mode(14) == "backed_size_oblivious"
     oblivious = {(e.kind, e.detail) for e in report.at(14) if e.mode == "backed_size_oblivious"}
     assert any(kind == GUARD and detail.startswith("Ne(") and detail.endswith(", 1)") for kind, detail in oblivious)
+    # size 1 fails that guard: dynamo's own guard-failure text, at the line that added the guard
+    assert [(e.sizes, e.detail) for e in report.at(14) if e.kind == RECOMPILE] == [([1], "x.size()[0] != 1")]
     assert any(e.kind == GRAPH_BREAK and e.mode == "mark_unbacked" for e in report.at(14))
     assert report.graphs("mark_unbacked") > 1
     assert report.status_at(14) == CONFIRMED
+
+
+def test_without_the_recompile_hook_verify_degrades_to_guards(subjects, monkeypatch):
+    from zlint.verify import recompiles
+
+    # a torch release without the private function (torch itself still calls it here, so it
+    # stays; zlint is made to look for a name that does not exist)
+    monkeypatch.setattr(recompiles, "_HOOK", "get_recompilation_reasons_renamed")
+    report = check(subjects.loop_sum, lambda n: (torch.randn(n, 3),), sizes=[2, 3, 5], modes=["default"], **FAST)
+    assert report.status_at(8) == CONFIRMED  # the guards still say it
+    assert [(e.kind, e.sizes) for e in report.evidence] == [(SPECIALIZATION, [3]), (SPECIALIZATION, [5])]
 
 
 def test_rank_check_near_miss_is_not_observed(subjects):

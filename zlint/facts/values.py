@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.batched import visit
+from zlint.batched import _field_order
 
 # torch.* namespaces whose functions return tensors; any other submodule (torch.cuda,
 # torch.jit, torch.distributed, torch.backends, ...) answers questions about the runtime.
@@ -86,32 +86,38 @@ def returns_tuple_by_flag(call: cst.Call) -> bool:
     )
 
 
-class ContainerAttributes(cst.CSTVisitor):
-    """``self.<attr>`` names a class assigns a dict/list/set literal or constructor to."""
+# nodes that can hold statements: the scan below never enters an expression (assignments are
+# statements), which makes it a small fraction of a walk over the class
+_BLOCKS = (
+    cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+    cst.Finally, cst.MatchCase,
+)
 
-    def __init__(self, qualify) -> None:
-        self.qualify = qualify
-        self.names: set[str] = set()
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False  # a nested class has its own attributes
+def _assignments(node: cst.CSTNode):
+    """The Assign/AnnAssign statements below ``node``, nested classes excepted."""
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield from (s for s in current.body if isinstance(s, (cst.Assign, cst.AnnAssign)))
+        elif isinstance(current, _BLOCKS) and not isinstance(current, cst.ClassDef):
+            # a nested class has its own attributes
+            todo.extend(_statement_children(current))
 
-    def _record(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-        if (
-            value is not None
-            and isinstance(target, cst.Attribute)
-            and isinstance(target.value, cst.Name)
-            and target.value.value == "self"
-            and is_container_value(value, self.qualify)
-        ):
-            self.names.add(target.attr.value)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._record(target.target, node.value)
+def _statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out = []
+    for attribute in _field_order(node):
+        value = getattr(node, attribute)
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, (_BLOCKS, cst.SimpleStatementLine)):
+                out.append(item)
+    return out
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._record(node.target, node.value)
+
+def _is_self_attribute(target: cst.BaseExpression) -> bool:
+    return isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"
 
 
 def is_container_value(node: cst.BaseExpression, qualify) -> bool:
@@ -127,7 +133,15 @@ def is_container_value(node: cst.BaseExpression, qualify) -> bool:
 
 
 def container_attributes(node: cst.ClassDef, qualify) -> frozenset[str]:
-    """The ``self.<attr>`` names of ``node`` that hold Python containers."""
-    scan = ContainerAttributes(qualify)
-    visit(node.body, scan)  # zlint.batched.visit: no node rebuilding
-    return frozenset(scan.names)
+    """The ``self.<attr>`` names of ``node`` that a dict/list/set literal or constructor is
+    assigned to (in any method, nested classes excepted)."""
+    names = set()
+    for statement in _assignments(node.body):
+        if isinstance(statement, cst.Assign):
+            pairs = [(t.target, statement.value) for t in statement.targets]
+        else:
+            pairs = [(statement.target, statement.value)]
+        for target, value in pairs:
+            if value is not None and _is_self_attribute(target) and is_container_value(value, qualify):
+                names.add(target.attr.value)
+    return frozenset(names)

@@ -147,7 +147,7 @@ class _Tracker:
         return tracked
 
     # -- dynamo's recompile reasons and logs ---------------------------------------------------
-    def on_reasons(self, reasons: list[str]) -> None:
+    def on_reasons(self, reasons: list[str], resumed: bool = False) -> None:
         """Guard failures that made dynamo compile again: ``"0/3: tensor 'x' size mismatch ..."``."""
         if self.current is None:
             return

@@ -144,7 +144,7 @@ class _Observer:
         lines = [s.strip() for s in reason.splitlines() if s.strip() and not s.strip().startswith("Encountered graph break")]
         self.add(GRAPH_BREAK, line, (lines[0] if lines else "graph break")[:160], inside_torch(message))
 
-    def on_reasons(self, reasons: list[str]) -> None:
+    def on_reasons(self, reasons: list[str], resumed: bool = False) -> None:
         """Dynamo is about to compile again at ``self.size``: each reason is why one cache entry
         failed. Record the failures a line of the verified function caused."""
         if self.mode == "default" and self.size in (0, 1):
@@ -157,6 +157,8 @@ class _Observer:
             if mismatch:
                 self._pinned_recompile(compile_id, mismatch)
                 continue
+            if resumed and "size()" not in failure:
+                continue  # a size the graph break made a Python int: the break is the evidence
             line = self.line_from_loc(failure) or self.line_from_loc(text)
             if line is not None:
                 self.add(RECOMPILE, line, failure.split("  #", 1)[0].strip()[:160])

@@ -21,6 +21,8 @@ import torch._guards
 #: expected 3, actual 5``
 SIZE_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)\. expected (\d+), actual (\d+)")
 _HOOK = "get_and_maybe_log_recompilation_reasons"
+#: the name dynamo gives the function that resumes a frame after a graph break
+_RESUME = "torch_dynamo_resume_in"
 
 
 def split(reason: str) -> tuple[str, str]:
@@ -41,9 +43,11 @@ def current_compile_id() -> str | None:
 
 
 @contextlib.contextmanager
-def listening(on_reasons: Callable[[list[str]], None]) -> Iterator[bool]:
-    """Call ``on_reasons(reasons)`` with each recompile's guard failures (one string per cache
-    entry, ``"<compile id>: <failure>"``) while the block runs; yields whether it could listen."""
+def listening(on_reasons: Callable[[list[str], bool], None]) -> Iterator[bool]:
+    """Call ``on_reasons(reasons, resumed)`` with each recompile's guard failures (one string per
+    cache entry, ``"<compile id>: <failure>"``) while the block runs; ``resumed`` is True when
+    the frame recompiling is the resume function of a graph break (its locals are whatever the
+    break left: sizes turned Python ints). Yields whether it could listen."""
     try:
         import torch._dynamo.convert_frame as convert_frame
     except Exception:
@@ -57,7 +61,9 @@ def listening(on_reasons: Callable[[list[str]], None]) -> Iterator[bool]:
     def reasons_(*args, **kwargs):
         reasons = real(*args, **kwargs)
         try:
-            on_reasons([str(r) for r in reasons or ()])
+            frame = args[1] if len(args) > 1 else kwargs.get("frame")
+            resumed = _RESUME in getattr(getattr(frame, "f_code", None), "co_name", "")
+            on_reasons([str(r) for r in reasons or ()], resumed)
         except Exception:  # recording must never break the user's run
             pass
         return reasons
