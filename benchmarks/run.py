@@ -339,7 +339,35 @@ def render(tools: list[Tool], root: Path, runs: int, loads: tuple, check: list[s
     if check:
         out += ["", "Fast path against the plain full-LibCST path (`ZLINT_FULL_PATH=1`), JSON output compared:", ""]
         out += check
+    out += ["", "## Targets (issue 6) on this run", ""] + targets(by_name, floor, check)
     return "\n".join(out) + "\n"
+
+
+def targets(by_name: dict[str, Tool], floor: float, check: list[str]) -> list[str]:
+    """The issue's targets, each with what this run measured and whether it is met."""
+    rows = ["| target | measured | status |", "|---|---|---|"]
+
+    def row(target: str, measured: str, met: bool | None) -> None:
+        rows.append(f"| {target} | {measured} | {'n/a' if met is None else 'met' if met else 'not met'} |")
+
+    cold, jobs1 = by_name["zlint cold"].median, by_name["zlint cold --jobs 1"].median
+    warm, touched = by_name["zlint warm"].median, by_name["zlint 1 file changed"].median
+    row("cold, default jobs ≤ 0.5× parse floor", f"{cold / floor:.2f}×", cold <= 0.5 * floor)
+    flake8, ruff = by_name.get("flake8"), by_name.get("ruff")
+    if flake8:
+        row("cold, default jobs faster than flake8", f"{cold / flake8.median:.2f}× flake8", cold < flake8.median)
+    row("cold, `--jobs 1` ≤ 1.0× parse floor", f"{jobs1 / floor:.2f}×", jobs1 <= floor)
+    if ruff:
+        row("warm ≤ 2× ruff", f"{warm / ruff.median:.2f}× ruff ({warm:.2f} s vs {ruff.median:.2f} s)", warm <= 2 * ruff.median)
+    row("one file changed < warm + 1 s", f"warm + {touched - warm:.2f} s", touched - warm < 1.0)
+    rss = max(max(t.rss_kib) for name, t in by_name.items() if name.startswith("zlint") and t.rss_kib) / 1024
+    row("peak memory per worker < 300 MiB", f"{rss:.0f} MiB (largest zlint process)", rss < 300)
+    if check:
+        same = all("IDENTICAL" in line for line in check)
+        row("fast path == full path", "identical JSON" if same else "DIFFERENT (see above)", same)
+    else:
+        row("fast path == full path", "not checked in this run (--skip-check)", None)
+    return rows
 
 
 def main() -> int:
