@@ -147,6 +147,20 @@ def test_syntax_error_is_e999_only(tmp_path):
     assert _flake8(tmp_path, "--isolated", "--select=ZL,E999", "broken.py") == [("broken.py", 3, 7, "E999")]
 
 
+def test_a_file_zlint_cannot_lint_is_zl000_with_the_reason(tmp_path):
+    # the case rules/ZL000-file-not-linted.md shows: one comment line of more than 4 MiB
+    (tmp_path / "big.py").write_text("x = 1\n# " + "a" * (4 * 1024 * 1024 + 10) + "\n", encoding="utf-8")
+    assert _flake8(tmp_path, "--isolated", "--select=ZL", "big.py") == [("big.py", 1, 1, "ZL000")]
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select=ZL", "big.py"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert proc.stdout == (
+        "big.py:1:1: ZL000 zlint could not lint this file: too large to lint (4.0 MiB; the limit is 4 MiB): exclude it\n"
+    )
+    # and, like any code, flake8's selection turns it off
+    assert _flake8(tmp_path, "--isolated", "--select=ZL", "--extend-ignore=ZL000", "big.py") == []
+
+
 def test_zlint_settings_are_flake8_options(tmp_path):
     """Every behaviour setting is a ``--zlint-*`` option, read from flake8's config too."""
     proc = subprocess.run([sys.executable, "-m", "flake8", "--help"], capture_output=True, text=True)

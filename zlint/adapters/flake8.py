@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from zlint import __version__, registry
 from zlint.engine import lint_source
 from zlint.settings import ConfigError, Settings, settings_from_table
+from zlint.rules.zl000_file_not_linted import FileNotLinted
 
 #: Settings fields flake8 replaces with its own machinery, or that only describe a config file
 NOT_OPTIONS = frozenset(
@@ -120,7 +121,7 @@ class ZlintChecker:
         if result.error is not None:
             # flake8 reports files it cannot parse itself (E999, E902); anything else is ours
             if not result.error.reason.startswith(("syntax error", "cannot decode", "not valid")):
-                yield 1, 0, f"ZL000 zlint could not lint this file: {result.error.reason}", type(self)
+                yield 1, 0, f"{FileNotLinted.code} zlint could not lint this file: {result.error.reason}", type(self)
             return
         for d in result.diagnostics:
             yield d.line, d.column, f"{d.code} {d.message}", type(self)

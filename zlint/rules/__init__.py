@@ -38,10 +38,12 @@ from zlint.rules.zl416_cudagraphs_with_dynamic_shapes import CudagraphsWithDynam
 from zlint.rules.zl417_raised_recompile_limit import RaisedRecompileLimit
 from zlint.rules.zl418_blanket_dynamic_true import BlanketDynamicTrue
 from zlint.rules.zl419_inductor_option_wrong_type import InductorOptionWrongType
+from zlint.rules.zl000_file_not_linted import FileNotLinted
 from zlint.rules.zl80x_runtime import RUNTIME_RULES
 from zlint.rules.zl901_unused_noqa import UnusedNoqa
 
 ALL_RULES: tuple[type[Rule], ...] = (
+    FileNotLinted,  # yielded by the flake8 plugin only
     SizeComparedWithZeroOrOne,
     SizeTruthiness,
     SizeComparedWithConstant,
