@@ -179,14 +179,14 @@ class _Reducer:
                 self._mark(stmt.lineno, stmt.end_lineno)
                 self.context.append(stmt)
 
-    def _reaching_words(self) -> frozenset[str] | None:
+    def _reaching_words(self) -> frozenset[str]:
         """The trigger words, plus every name that module-level code binds from them.
 
         A def without a trigger word can still use a fact made outside it: ``F.pad(...)`` after
         ``from torch.nn import functional as F``, ``n`` after ``n = x.shape[0]`` at module level.
         Every context statement (module and class level, and the imports of dropped defs) that
         uses a reaching word makes the names it binds reach too (an import: its local name;
-        other code: all its words), until nothing changes. None: keep every def.
+        other code: all its words), until nothing changes.
         """
         if not self.value_triggers:
             return self.triggers
@@ -207,10 +207,7 @@ class _Reducer:
 
     def reduce(self, tree: ast.Module) -> tuple[str, tuple[int, ...]] | None:
         self._body(tree.body)
-        reaching = self._reaching_words()
-        if reaching is None:
-            return None
-        self.pattern = _words_pattern(reaching)
+        self.pattern = _words_pattern(self._reaching_words())
         for first, last, node, in_class in self.defs:
             if self._has_trigger(first, last):
                 self._mark(first, last)
