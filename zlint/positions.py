@@ -54,14 +54,15 @@ class StatementPositions(Mapping):
         self._lines: list[str] | None = None
         self._done: dict[int, dict[cst.CSTNode, CodeRange]] = {}
         self._whole: Mapping[cst.CSTNode, CodeRange] | None = None
+        # LibCST and ast count lines differently around form feeds and lone CRs: decided once
+        self._odd = ODD_SEPARATORS.search(source) is not None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         return self.lookup(node)
 
     def lookup(self, node: cst.CSTNode, enclosing: Sequence[cst.CSTNode] = ()) -> CodeRange:
         """The node's position; ``enclosing``: the defs around it, innermost last (a hint)."""
-        if self._whole is None and ODD_SEPARATORS.search(self._source):
-            # LibCST and ast count lines differently around form feeds and lone CRs
+        if self._whole is None and self._odd:
             self._whole = self._wrapper.resolve(PositionProvider)
         if self._whole is None:
             try:

@@ -340,15 +340,6 @@ def _rebind(bound: inspect.BoundArguments, values: dict) -> tuple[tuple, dict]:
     return tuple(bound.args), dict(bound.kwargs)
 
 
-class _Tap(logging.Handler):
-    def __init__(self, tracker: _Tracker) -> None:
-        super().__init__(logging.DEBUG)
-        self.tracker = tracker
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.tracker.on_log(record)
-
-
 @contextlib.contextmanager
 def _patched(tracker: _Tracker, module: Any, compiled_globals: dict[str, tuple[int | None, dict]]) -> Iterator[None]:
     """``torch.compile``/``torch.export.export`` (and the module's names bound to them or to
@@ -380,7 +371,7 @@ def _patched(tracker: _Tracker, module: Any, compiled_globals: dict[str, tuple[i
                 saved_globals[name] = value
                 label = f"{name} (torch.compile at line {origin})" if origin else name
                 module.__dict__[name] = tracker.compile(real_compile, target, origin, options, label)
-    tap = _Tap(tracker)
+    tap = probe.LogTap(tracker)
     log = logging.getLogger(_CONVERT_FRAME_LOG)  # "hit config.recompile_limit" is a warning here
     saved_log = (log.level, log.propagate)
     log.setLevel(logging.WARNING)

@@ -186,8 +186,11 @@ def _pin(expr: str) -> tuple[str, int | None]:
     return (a, int(b)) if _CONSTANT.fullmatch(b) else (b, int(a))
 
 
-class _LogTap(logging.Handler):
-    def __init__(self, observer: _Observer) -> None:
+class LogTap(logging.Handler):
+    """Hands every dynamo log record to ``observer.on_log`` (the probe's and the call-site
+    tracker's)."""
+
+    def __init__(self, observer: Any) -> None:
         super().__init__(logging.DEBUG)
         self.observer = observer
 
@@ -203,7 +206,7 @@ class _Mute(logging.Filter):
 @contextlib.contextmanager
 def _tapped(observer: _Observer) -> Iterator[None]:
     """Route dynamo's graph-break log and recompile reasons to ``observer`` (and nowhere else)."""
-    tap = _LogTap(observer)
+    tap = LogTap(observer)
     mute = _Mute()
     torch_handlers = [
         handler

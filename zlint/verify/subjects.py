@@ -127,35 +127,50 @@ def _instance(owner: type, registered: examples.Example | None) -> Any:
     return obj
 
 
-def build(path: str, qualname: str, focus_lines: list[int]):
-    """A :class:`zlint.verify.probe.Subject` for ``qualname`` in ``path``, plus where inputs came from."""
-    from zlint.verify.probe import Subject, normalize_call
+class _Located:
+    """A function or method found in its file's ``ast`` and in the imported module."""
 
-    file = Path(path).resolve()
+    __slots__ = ("file", "tree", "node", "first", "last", "module", "registered", "is_method", "call")
+
+
+def _locate(path: str, qualname: str) -> _Located:
+    """Parse ``path``, find ``qualname`` in it, import the module and get the callable (a bound
+    method of an instance from the registered factory for methods). Raises Unverifiable."""
+    found = _Located()
+    found.file = file = Path(path).resolve()
     try:
-        tree = ast.parse(file.read_text(encoding="utf-8"))
+        found.tree = tree = ast.parse(file.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError) as exc:
         raise Unverifiable(f"cannot read {path}: {exc}") from None
-    node = find_function(tree, qualname)
+    found.node = node = find_function(tree, qualname)
     if node is None:
         raise Unverifiable(f"{qualname} is not a module-level function or a method (nested functions cannot be reached)")
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    last = node.end_lineno or node.lineno
-
-    module = import_file(file)
+    found.first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    found.last = node.end_lineno or node.lineno
+    found.module = import_file(file)
     parts = qualname.split(".")
-    owner: Any = module
+    owner: Any = found.module
     for part in parts[:-1]:
         owner = getattr(owner, part, None)
         if not inspect.isclass(owner):
             raise Unverifiable(f"{qualname}: {part} is not a class at import time")
     if not hasattr(owner, parts[-1]):
         raise Unverifiable(f"{qualname} is not defined after importing {file.name}")
-    registered = examples.lookup(str(file), qualname)
-    is_method = inspect.isclass(owner) and not isinstance(
+    found.registered = registered = examples.lookup(str(file), qualname)
+    found.is_method = inspect.isclass(owner) and not isinstance(
         inspect.getattr_static(owner, parts[-1]), (staticmethod, classmethod)
     )
-    call = getattr(_instance(owner, registered), parts[-1]) if is_method else getattr(owner, parts[-1])
+    found.call = getattr(_instance(owner, registered), parts[-1]) if found.is_method else getattr(owner, parts[-1])
+    return found
+
+
+def build(path: str, qualname: str, focus_lines: list[int]):
+    """A :class:`zlint.verify.probe.Subject` for ``qualname`` in ``path``, plus where inputs came from."""
+    from zlint.verify.probe import Subject, normalize_call
+
+    found = _locate(path, qualname)
+    registered, call = found.registered, found.call
+
     # a function decorated with @torch.compile: verify what it wraps
     call = getattr(call, "_torchdynamo_orig_callable", call)
 
@@ -163,12 +178,12 @@ def build(path: str, qualname: str, focus_lines: list[int]):
         make = lambda n: normalize_call(registered.make_inputs(n))  # noqa: E731
         source, detail = "registered", "registered example"
     else:
-        plan = plan_inputs(node, focus_lines, is_method)
+        plan = plan_inputs(found.node, focus_lines, found.is_method)
         if plan.problem:
             raise Unverifiable(plan.problem)
         make = _make_from_plan(plan)
         source, detail = plan.source, plan.describe()
-    subject = Subject(call, make, str(file), first, last, qualname)
+    subject = Subject(call, make, str(found.file), found.first, found.last, qualname)
     return subject, source, detail, (registered.sizes if registered else None)
 
 
@@ -224,30 +239,8 @@ def build_caller(path: str, qualname: str, sizes: list[int]):
     detail, sizes)`` where ``calls`` is ``[(size or None, args, kwargs), ...]``."""
     from zlint.verify.probe import normalize_call
 
-    file = Path(path).resolve()
-    try:
-        tree = ast.parse(file.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
-        raise Unverifiable(f"cannot read {path}: {exc}") from None
-    node = find_function(tree, qualname)
-    if node is None:
-        raise Unverifiable(f"{qualname} is not a module-level function or a method (nested functions cannot be reached)")
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    last = node.end_lineno or node.lineno
-    module = import_file(file)
-    parts = qualname.split(".")
-    owner: Any = module
-    for part in parts[:-1]:
-        owner = getattr(owner, part, None)
-        if not inspect.isclass(owner):
-            raise Unverifiable(f"{qualname}: {part} is not a class at import time")
-    if not hasattr(owner, parts[-1]):
-        raise Unverifiable(f"{qualname} is not defined after importing {file.name}")
-    registered = examples.lookup(str(file), qualname)
-    is_method = inspect.isclass(owner) and not isinstance(
-        inspect.getattr_static(owner, parts[-1]), (staticmethod, classmethod)
-    )
-    call = getattr(_instance(owner, registered), parts[-1]) if is_method else getattr(owner, parts[-1])
+    found = _locate(path, qualname)
+    node, registered, call = found.node, found.registered, found.call
     sweep = list((registered.sizes if registered else None) or sizes)
     if registered is not None and registered.sweep:
         args, kwargs = normalize_call(registered.make_inputs(list(sweep)))
@@ -257,7 +250,7 @@ def build_caller(path: str, qualname: str, sizes: list[int]):
         calls = [(n, *normalize_call(registered.make_inputs(n))) for n in sweep]
         source, detail = "registered", "registered example (one call per size)"
     else:
-        params = [a for a in [*node.args.posonlyargs, *node.args.args] if a.arg not in ("self", "cls") or not is_method]
+        params = [a for a in [*node.args.posonlyargs, *node.args.args] if a.arg not in ("self", "cls") or not found.is_method]
         required = len(params) - len(node.args.defaults)
         required += sum(1 for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is None)
         if required > 0:
@@ -268,4 +261,4 @@ def build_caller(path: str, qualname: str, sizes: list[int]):
             )
         calls = [(None, (), {})]
         source, detail = "synthesized", "no arguments needed"
-    return call, calls, module, compiled_globals(tree), first, last, source, detail, sweep
+    return call, calls, found.module, compiled_globals(found.tree), found.first, found.last, source, detail, sweep
