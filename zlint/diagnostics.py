@@ -27,6 +27,12 @@ class Diagnostic:
     compiled: bool = field(compare=False, default=False)
     #: an edit that resolves the finding (applied by --fix), if the rule offers one
     fix: Fix | None = field(compare=False, default=None)
+    #: what the finding costs: "default" (with plain torch.compile) or "single-graph" (only once
+    #: sizes are made one graph: mark_unbacked, backed_size_oblivious)
+    tier: str = field(compare=False, default="default")
+    #: where the code runs: "compiled", "never" (never compiled) or "unknown", and why
+    scope: str = field(compare=False, default="unknown")
+    scope_reason: str = field(compare=False, default="")
     #: what ``--verify`` observed: ``status`` (CONFIRMED / NOT OBSERVED / UNVERIFIABLE), ``mode``,
     #: ``evidence`` (kind, mode, line, sizes, detail), ``reason``; None without --verify
     verify: dict | None = field(compare=False, default=None)
@@ -42,6 +48,9 @@ class Diagnostic:
             "end_location": {"row": self.end_line, "column": self.end_column + 1},
             "function": self.function,
             "compiled_scope": self.compiled,
+            "tier": self.tier,
+            "scope": self.scope,
+            "scope_reason": self.scope_reason,
             "fix": self.fix.to_dict() if self.fix is not None else None,
             "url": f"rules/{self.code}-{self.name}.md",
         }

@@ -126,6 +126,8 @@ class Rule(cst.BatchableCSTVisitor):
     summary: ClassVar[str]
     #: False for opt-in rules, enabled only by an explicit --select/--extend-select
     default_enabled: ClassVar[bool] = True
+    #: the usual cost tier of a finding ("default" or "single-graph"); report(tier=...) overrides
+    tier: ClassVar[str] = "default"
     #: Fast path (zlint/prepass.py). Words (identifiers, attribute names, keywords) without which
     #: the rule cannot report anything in a file; None: unknown, the rule always sees the file.
     trigger_words: ClassVar[frozenset[str] | None] = None
@@ -165,7 +167,7 @@ class Rule(cst.BatchableCSTVisitor):
             return super().get_metadata(key, node)
         return super().get_metadata(key, node, default)
 
-    def report(self, node: cst.CSTNode, message: str, fix: Fix | None = None) -> None:
+    def report(self, node: cst.CSTNode, message: str, fix: Fix | None = None, tier: str | None = None) -> None:
         pos = self.get_metadata(PositionProvider, node)
         function = self.context.function
         self.context.diagnostics.append(
@@ -181,5 +183,6 @@ class Rule(cst.BatchableCSTVisitor):
                 function=function,
                 compiled=self.context.compiled_scope.contains(function),
                 fix=fix,
+                tier=tier or self.tier,
             )
         )
