@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from zlint import prepass, registry
+from zlint import prepass
+from zlint import rules as rule_modules
 from zlint.engine import lint_source
 from zlint.settings import Settings
 
@@ -203,7 +204,7 @@ def test_fast_path_equals_full_path(name, settings):
 
 def test_the_cases_really_exercise_the_reduced_module():
     # the equality above would be empty if the pre-pass always fell back to the whole file
-    rules = registry.rules_for(SIZE_RULES.enabled_codes("m.py"))
+    rules = rule_modules.visitors(SIZE_RULES.enabled_codes("m.py"))
     expectations = {
         "model": True, "crlf": True, "tabs": True, "non_ascii_columns": True,
         "all_methods_dropped": True, "container_from_dropped_init": True,
@@ -222,7 +223,7 @@ def test_names_bound_from_trigger_words_reach_into_defs():
     # `M = N` where `N = ....shape[0]`: `pick` has no trigger word of its own, but its `M == 1`
     # is a size branch; `F` comes from torch. Both defs are kept, the others dropped.
     text = CASES["fact_reaches_through_module_names"]
-    plan = prepass.plan(text, ast.parse(text), registry.rules_for(SIZE_RULES.enabled_codes("m.py")))
+    plan = prepass.plan(text, ast.parse(text), rule_modules.visitors(SIZE_RULES.enabled_codes("m.py")))
     assert plan.reduced
     assert "def pick" in plan.source and "def pad" in plan.source
     assert "def describe" not in plan.source and "def last" not in plan.source
@@ -231,7 +232,7 @@ def test_names_bound_from_trigger_words_reach_into_defs():
 
 
 def test_reduced_module_keeps_only_defs_with_trigger_words():
-    rules = registry.rules_for(SIZE_RULES.enabled_codes("m.py"))
+    rules = rule_modules.visitors(SIZE_RULES.enabled_codes("m.py"))
     plan = prepass.plan(MODEL, ast.parse(MODEL), rules)
     assert plan.reduced
     kept = plan.source

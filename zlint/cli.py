@@ -23,7 +23,6 @@ from zlint.parallel import lint_files
 from zlint.report import FORMATS, write_report
 from zlint.report.run import Run
 from zlint.report.writers import statistics
-from zlint.rules import ALL_RULES
 from zlint.settings import ConfigError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -95,8 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _print_rules() -> int:
-    width = max(len(rule.name) for rule in ALL_RULES)
-    for rule in ALL_RULES:
+    rules = registry.records()
+    width = max(len(rule.name) for rule in rules)
+    for rule in rules:
         opt_in = "" if rule.default_enabled else "  (opt-in)"
         print(f"{rule.code}  {rule.name:<{width}}  {rule.summary}{opt_in}")
     return EXIT_CLEAN

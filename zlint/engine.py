@@ -25,6 +25,7 @@ from pathlib import Path
 import libcst as cst
 
 from zlint import noqa, prepass, registry
+from zlint import rules as rule_modules
 from zlint.batched import FastWrapper, visit_batched
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.facts.imports import ImportMap
@@ -243,7 +244,7 @@ def lint_source(
     file_noqa = noqa.file_suppression(text) if "noqa" in text else None
     if file_noqa is not None:
         codes = frozenset(c for c in codes if not file_noqa.covers(c))
-    rules = registry.rules_for(codes)
+    rules = rule_modules.visitors(codes)
     if not rules:
         return result
 
@@ -261,8 +262,8 @@ def lint_source(
     if noqa.UNUSED_NOQA_CODE in codes:  # opt-in: needs the findings from before suppression
         unused = noqa.unused_noqa(text, path, diagnostics, codes, registry.RULES_BY_CODE)
         kept.extend(noqa.filter_suppressed(unused, lines))
-    if settings.compiled_only:  # meta findings (ZL9xx) are about comments, not code: keep them
-        kept = [d for d in kept if d.compiled or d.code.startswith("ZL9")]
+    if settings.compiled_only:  # meta findings (unused noqa) are about comments, not code: keep them
+        kept = [d for d in kept if d.compiled or registry.kind_of(d.code) == "meta"]
     result.diagnostics = sorted(kept)
     return result
 

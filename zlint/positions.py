@@ -28,7 +28,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from zlint.batched import _DELEGATE, _IS_WALKED, _children, _field_order
 from zlint.noqa import physical_lines
-from zlint.prepass import ODD_SEPARATORS
+from zlint.source import ODD_SEPARATORS
 
 
 class _Unaligned(Exception):

@@ -51,15 +51,13 @@ from itertools import accumulate
 
 from zlint.facts.compiled_scope import COMPILE_FUNCTIONS
 from zlint.noqa import physical_lines
+from zlint.source import ODD_SEPARATORS
 
 #: Words on which a file-level analysis depends: a file holding one is always parsed whole.
 #: The compiled scope (``Diagnostic.compiled``, ``--compiled-only``) looks across functions for
 #: ``torch.compile`` sites; every such site, alias or in-place ``.compile()`` spells ``compile``.
 FILE_LEVEL_WORDS = frozenset({"compile", *(name.rsplit(".", 1)[-1] for name in COMPILE_FUNCTIONS)})
 
-# Characters some tools count as line breaks and Python does not: on such files line numbers
-# could disagree between the layers, so they always take the whole-file path.
-ODD_SEPARATORS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)")
 # Below this share of kept lines, a reduced module is not worth building.
 _WORTH_REDUCING = 0.85
 

@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from zlint.facts.compiled_scope import CompileSite, Dynamic
-from zlint.fixes import Applicability, Edit, Fix
+from zlint.diagnostics import Applicability, Edit, Fix
 from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 

@@ -7,7 +7,7 @@ from libcst.metadata import PositionProvider
 
 from zlint.facts.compiled_scope import CompileSite
 from zlint.facts.specialization import positional_params, specializing_use
-from zlint.fixes import Applicability, Edit, Fix
+from zlint.diagnostics import Applicability, Edit, Fix
 from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 
