@@ -3,17 +3,16 @@
 Per file: decode, check syntax, parse once with LibCST, compute the shared size facts once, and
 run every enabled rule in one batched traversal; then apply ``# noqa``.
 
-The fast path (:mod:`zlint.prepass`) first decides from the ``ast`` and the text which code the
-enabled rules need, and parses only that with LibCST (or nothing); positions are resolved only
-for files with findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) parses every file whole,
-the plain reference the fast path must equal (``benchmarks/run.py --check`` compares them).
+The fast path (:mod:`zlint.prepass`) first decides from the ``ast`` and the text which enabled
+rules can report anything, and runs only those (parsing nothing when none can); positions are
+resolved only for files with findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) runs every
+enabled rule, the plain reference the fast path must equal (``benchmarks/run.py --check``).
 """
 
 from __future__ import annotations
 
 import ast
 import codecs
-import dataclasses
 import functools
 import io
 import os
@@ -148,68 +147,24 @@ def full_path_default() -> bool:
     return os.environ.get("ZLINT_FULL_PATH", "") not in ("", "0")
 
 
-class _Fallback(Exception):
-    """The reduced module cannot be used for this file: lint the whole file instead."""
-
-
 def _parse_and_run(
-    text: str, path: str, rules: list[type[Rule]], settings: Settings, reduced: bool, tree: ast.Module | None = None
+    text: str, path: str, rules: list[type[Rule]], settings: Settings, tree: ast.Module | None = None
 ) -> list[Diagnostic] | FileError:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        if reduced:
-            raise _Fallback from None
         return FileError(path, f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {exc.message}")
     except (RecursionError, MemoryError):
-        if reduced:
-            raise _Fallback from None
         return FileError(path, "too deeply nested to parse")
     try:
         return run_rules(module, path, rules, settings, source=text, tree=tree)
     except RecursionError:
-        if reduced:
-            raise _Fallback from None
         return FileError(path, "too deeply nested to analyse")
     except Exception as exc:  # a bug in a rule must not take the other files down
-        if reduced:
-            raise _Fallback from None
         if caused_by_recursion(exc):  # LibCST can turn a RecursionError into a KeyError (issue 7)
             return FileError(path, "too deeply nested to analyse")
         # exception_summary: one short line, even when str(exc) itself fails (issue 7)
         return FileError(path, f"internal error in {_failing_rule(exc)}: {exception_summary(exc)} (please report)")
-
-
-def _map_back(diagnostics: list[Diagnostic], line_map: tuple[int, ...]) -> list[Diagnostic]:
-    """Move positions in a reduced module back to the file's lines (columns are unchanged)."""
-
-    def start(line: int) -> int:
-        if not 0 < line <= len(line_map):
-            raise _Fallback
-        return line_map[line - 1]
-
-    def end(line: int, column: int) -> int:
-        # an end at column 0 sits just after the previous line's newline
-        return start(line - 1) + 1 if column == 0 and line > 1 else start(line)
-
-    out = []
-    for diag in diagnostics:
-        fix = diag.fix
-        if fix is not None:
-            edits = tuple(
-                dataclasses.replace(e, line=start(e.line), end_line=end(e.end_line, e.end_column))
-                for e in fix.edits
-            )
-            fix = dataclasses.replace(fix, edits=edits)
-        out.append(
-            dataclasses.replace(
-                diag,
-                line=start(diag.line),
-                end_line=end(diag.end_line, diag.end_column) if diag.end_line else diag.end_line,
-                fix=fix,
-            )
-        )
-    return out
 
 
 @_never_raises
@@ -221,7 +176,7 @@ def lint_source(
 ) -> FileResult:
     """Lint one file's contents. Never raises for bad input: problems come back as ``error``.
 
-    ``full_path``: parse the whole file with LibCST, skipping the fast path's pre-pass (default:
+    ``full_path``: run every enabled rule, skipping the fast path's pre-pass (default:
     the ``ZLINT_FULL_PATH`` environment variable); the findings are the same either way.
     """
     settings = settings or Settings()
@@ -245,17 +200,20 @@ def lint_source(
     if file_noqa is not None:
         codes = frozenset(c for c in codes if not file_noqa.covers(c))
     rules = rule_modules.visitors(codes)
-    if not rules:
+    if rules and not (full_path if full_path is not None else full_path_default()):
+        try:
+            rules = list(prepass.relevant_rules(text, tree, rules, settings))
+        except RecursionError:  # a pathological nesting depth: let the full path report it
+            pass
+    diagnostics: list[Diagnostic] = []
+    if rules:
+        outcome = _parse_and_run(text, path, rules, settings, tree=tree)
+        if isinstance(outcome, FileError):
+            result.error = outcome
+            return result
+        diagnostics = outcome
+    elif noqa.UNUSED_NOQA_CODE not in codes:
         return result
-
-    if full_path if full_path is not None else full_path_default():
-        outcome = _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
-    else:
-        outcome = _fast_path(text, tree, path, rules, settings)
-    if isinstance(outcome, FileError):
-        result.error = outcome
-        return result
-    diagnostics = outcome
 
     lines = noqa.physical_lines(text)
     kept = noqa.filter_suppressed(diagnostics, lines)
@@ -266,26 +224,6 @@ def lint_source(
         kept = [d for d in kept if d.compiled or registry.kind_of(d.code) == "meta"]
     result.diagnostics = sorted(kept)
     return result
-
-
-def _fast_path(
-    text: str, tree: ast.Module, path: str, rules: list[type[Rule]], settings: Settings
-) -> list[Diagnostic] | FileError:
-    """Lint only what the enabled rules need (see :mod:`zlint.prepass`)."""
-    try:
-        plan = prepass.plan(text, tree, rules, settings)
-    except RecursionError:  # a pathological nesting depth: let the full path report it
-        return _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
-    if not plan.rules:
-        return []
-    if not plan.reduced:
-        return _parse_and_run(text, path, list(plan.rules), settings, reduced=False, tree=tree)
-    try:
-        found = _parse_and_run(plan.source, path, list(plan.rules), settings, reduced=True)
-        assert not isinstance(found, FileError)
-        return _map_back(found, plan.line_map)
-    except _Fallback:
-        return _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
 
 
 def read_source(path: str | Path) -> bytes | FileResult:

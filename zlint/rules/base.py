@@ -134,9 +134,6 @@ class Rule(cst.BatchableCSTVisitor):
     #: Fast path (zlint/prepass.py): words (identifiers, attribute names, keywords) without which
     #: the rule cannot report anything in a file; None: unknown, the rule always sees the file.
     trigger_words: ClassVar[frozenset[str] | None] = None
-    #: Fast path: True when each finding comes from the outermost def it lies in plus the
-    #: module-level code, and needs a trigger word there; then only such defs are parsed.
-    function_local: ClassVar[bool] = False
 
     @classmethod
     def may_report(cls, text: str, tree: ast.Module, settings: Settings | None) -> bool:

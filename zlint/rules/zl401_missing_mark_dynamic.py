@@ -12,7 +12,7 @@ from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 class MissingMarkDynamic(CompiledCallRule):
     code = "ZL401"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile"})
     name = "missing-mark-dynamic"
     summary = "A compiled callable is called in a loop on new tensors never marked dynamic, with `dynamic=` unset"
 

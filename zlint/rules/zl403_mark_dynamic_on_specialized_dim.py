@@ -13,10 +13,9 @@ from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 class MarkDynamicOnSpecializedDim(CompiledCallRule):
     code = "ZL403"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
     name = "mark-dynamic-on-specialized-dim"
     summary = "`mark_dynamic(x, d)` on a dim the compiled function specializes (ConstraintViolationError)"
-    trigger_words = frozenset({"mark_dynamic"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"mark_dynamic"})
 
     def __init__(self, context) -> None:
         super().__init__(context)

@@ -12,7 +12,7 @@ from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 class StaticCompileWithVaryingSizes(CompiledCallRule):
     code = "ZL404"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile"})
     name = "static-compile-with-varying-sizes"
     summary = "`torch.compile(..., dynamic=False)` on a callable called in a loop on new tensors"
 

@@ -19,11 +19,9 @@ def _elements(node: cst.BaseExpression | None) -> list[cst.BaseExpression] | Non
 
 class ExportExampleSizeOne(Rule):
     code = "ZL406"
-    trigger_words = frozenset({"export", "export_for_training", "draft_export"})  # fast path: see zlint/prepass.py
     name = "export-example-size-one"
     summary = "A `torch.export` example input has size 0 or 1 on a dim declared dynamic"
-    trigger_words = frozenset({"export", "export_for_training", "draft_export"})  # fast path: zlint/prepass.py
-    function_local = True
+    trigger_words = frozenset({"export", "export_for_training", "draft_export"})
 
     def __init__(self, context) -> None:
         super().__init__(context)

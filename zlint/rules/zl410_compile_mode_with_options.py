@@ -8,7 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule
 
 class CompileModeWithOptions(CompileCallRule):
     code = "ZL410"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile"})
     name = "compile-mode-with-options"
     summary = "torch.compile() given both mode= and options= (RuntimeError)"
 

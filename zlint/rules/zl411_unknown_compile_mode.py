@@ -8,7 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_no
 
 class UnknownCompileMode(CompileCallRule):
     code = "ZL411"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile"})
     name = "unknown-compile-mode"
     summary = "torch.compile(mode=...) names a mode the torch version does not have"
 

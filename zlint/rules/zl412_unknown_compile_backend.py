@@ -23,7 +23,7 @@ _COMPILE = re.compile(r"\bcompile\b")
 
 class UnknownCompileBackend(TorchDataRule):
     code = "ZL412"
-    trigger_words = frozenset({"compile", "optimize"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile", "optimize"})
     name = "unknown-compile-backend"
     summary = "torch.compile(backend=...) names a backend torch does not register"
 

@@ -8,7 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_no
 
 class UnknownInductorOption(CompileCallRule):
     code = "ZL413"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile"})
     name = "unknown-inductor-option"
     summary = "torch.compile(options={...}) has a key that is not an inductor option"
 

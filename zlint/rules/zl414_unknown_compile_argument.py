@@ -8,7 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_no
 
 class UnknownCompileArgument(CompileCallRule):
     code = "ZL414"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile"})
     name = "unknown-compile-argument"
     summary = "torch.compile() given an argument it does not take (TypeError)"
 

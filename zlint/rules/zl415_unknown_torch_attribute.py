@@ -62,7 +62,7 @@ def _try_catches_missing(node: cst.Try) -> bool:
 
 class UnknownTorchAttribute(TorchDataRule):
     code = "ZL415"
-    trigger_words = frozenset({"torch"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"torch"})
     name = "unknown-torch-attribute"
     summary = "torch.*, torch.compiler.* or torch._dynamo.* attribute that the torch version lacks"
 

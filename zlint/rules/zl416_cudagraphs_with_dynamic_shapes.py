@@ -59,7 +59,7 @@ def _literal_iteration(node: cst.BaseExpression) -> bool:
 
 class CudagraphsWithDynamicShapes(TorchDataRule):
     code = "ZL416"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile"})
     name = "cudagraphs-with-dynamic-shapes"
     summary = "CUDA graphs on a compiled callable that gets dynamic shapes: one graph per shape"
 

@@ -46,7 +46,7 @@ def constant_int(node: cst.BaseExpression, imports) -> int | None:
 
 class RaisedRecompileLimit(TorchDataRule):
     code = "ZL417"
-    trigger_words = frozenset(LIMIT_KEYS)  # fast path: see zlint/prepass.py
+    trigger_words = frozenset(LIMIT_KEYS)
     name = "raised-recompile-limit"
     summary = "dynamo's cache_size_limit/recompile_limit raised far above the default (info)"
     #: advisory: the code runs, but hides a problem (SARIF/JSON writers may map it to "note")

@@ -8,7 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule
 
 class BlanketDynamicTrue(CompileCallRule):
     code = "ZL418"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile"})
     name = "blanket-dynamic-true"
     summary = "torch.compile(dynamic=True) makes every dim dynamic; mark the dims that vary (opt-in)"
     default_enabled = False

@@ -11,7 +11,7 @@ _ACCEPTS = {"bool": {"bool"}, "int": {"int", "bool"}, "float": {"float"}, "str":
 
 class InductorOptionWrongType(CompileCallRule):
     code = "ZL419"
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"compile"})
     name = "inductor-option-wrong-type"
     summary = "torch.compile(options={...}) value of a type the inductor option rejects"
 
