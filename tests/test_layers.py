@@ -263,3 +263,35 @@ def test_bad_metadata_is_a_clear_error(tmp_path, name, text, error):
     _write(tmp_path, name, text)
     with pytest.raises(registry.RuleMetadataError, match=error):
         registry.load_records(tmp_path)
+
+
+def test_front_ends_read_the_records():
+    from zlint.adapters.flake8 import ZlintChecker
+    from zlint.report.sarif import rule_descriptor
+
+    ignored: list[str] = []
+
+    class Manager:
+        def add_option(self, *args, **kwargs) -> None:
+            pass
+
+        def extend_default_ignore(self, codes: list[str]) -> None:
+            ignored.extend(codes)
+
+    ZlintChecker.add_options(Manager())
+    assert ignored == sorted(r.code for r in registry.records() if not r.default_enabled) == ["ZL203", "ZL418", "ZL901"]
+    info = rule_descriptor(registry.RULES_BY_CODE["ZL417"])
+    assert info["defaultConfiguration"]["level"] == "note"
+    assert info["properties"] == {"family": "compile-setup", "kind": "static", "tier": "default"}
+    assert rule_descriptor(registry.RULES_BY_CODE["ZL802"])["properties"]["kind"] == "runtime"
+    assert rule_descriptor(registry.RULES_BY_CODE["ZL101"])["defaultConfiguration"]["level"] == "warning"
+
+
+def test_compiled_only_keeps_meta_findings_by_kind():
+    from zlint.engine import lint_source
+    from zlint.settings import Settings
+
+    text = "def f(x):\n    if x.size(0) == 1:  # noqa: ZL103\n        return x\n"
+    settings = Settings(select=("ZL101", "ZL103", "ZL901"), compiled_only=True)
+    found = lint_source(text, "m.py", settings).diagnostics
+    assert [(d.line, d.code) for d in found] == [(2, "ZL901")]  # ZL101 is not in compiled code
