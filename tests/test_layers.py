@@ -19,8 +19,8 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-
 from conftest import ROOT
+
 from zlint import registry
 from zlint import rules as rule_modules
 from zlint.adapters.flake8 import FILE_NOT_LINTED

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from zlint import engine
 from zlint.atomic import ChangedOnDisk, atomic_write
+
 # Fix, Edit and Applicability are core data (zlint.diagnostics); re-exported for front ends
 from zlint.diagnostics import Applicability, Diagnostic, Edit, FileError, Fix
 

@@ -18,8 +18,8 @@ from zlint import __version__
 from zlint.adoption.fingerprint import FINGERPRINT_KEY, line_fingerprints
 from zlint.diagnostics import Diagnostic
 from zlint.docs import doc_path, doc_text
-from zlint.report.run import Run
 from zlint.registry import RuleRecord, records
+from zlint.report.run import Run
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"

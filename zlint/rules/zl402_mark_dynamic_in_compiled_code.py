@@ -13,7 +13,7 @@ class MarkDynamicInCompiledCode(Rule):
     code = "ZL402"
     name = "mark-dynamic-in-compiled-code"
     summary = "`mark_dynamic`/`maybe_mark_dynamic`/`mark_unbacked` called inside compiled code or `forward`"
-    trigger_words = frozenset({"mark_dynamic", "maybe_mark_dynamic", "mark_unbacked"})
+    trigger_words = MARK_FUNCTIONS
 
     def visit_Call(self, node: cst.Call) -> None:
         kind = mark_kind(self.context.imports.qualify(node.func))
