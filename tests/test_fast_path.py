@@ -218,10 +218,10 @@ def test_only_rules_whose_trigger_words_occur_run():
 
 
 def test_may_report_skips_rules_whose_words_occur():
-    # `torch` occurs, but no import or chain could name a missing torch attribute
-    text = "import torch\n\ndef f(x):\n    return torch.relu(x)\n"
-    assert "ZL415" not in _relevant(text, ALL)
-    assert "ZL415" in _relevant(text + "torch.no_such_thing_here\n", ALL)
+    # `optimize` occurs, but only in prose: no torch._dynamo.optimize call can name a backend
+    text = '"""We optimize the model."""\nimport torch\n'
+    assert "ZL412" not in _relevant(text, ALL)
+    assert "ZL412" in _relevant(text + 'f = torch._dynamo.optimize("eager")(len)\n', ALL)
 
 
 @pytest.mark.parametrize("full_path", [False, True])
