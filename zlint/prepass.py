@@ -14,9 +14,11 @@ the rules left run on the whole file, exactly as on the full path. So the fast p
 differ from the full path where a declaration is wrong, and ``tests/test_fast_path.py``, the rule
 tests and the doc examples (run on both paths) and ``benchmarks/run.py --check`` compare them.
 
-Only rules are skipped, never code: reducing each file to the functions that hold a trigger
-word was measured not to pay for itself (see benchmarks/RESULTS.md), and it had to be taught
-every fact that looks across functions.
+Only rules are skipped, never code. Reducing each file to the functions that hold a trigger word
+did not pay for itself: on every 10th file of transformers/models (260 files, ``--select ALL``,
+cold, one job) it cost 20.2 s of CPU against 20.6 s for rule skipping alone and 24.1 s for the
+full path (medians of 3), with identical findings, while every fact that looks across functions
+had to be taught to it by hand.
 """
 
 from __future__ import annotations
