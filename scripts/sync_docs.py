@@ -77,7 +77,9 @@ def zlint_output(command: str) -> str:
     args = shlex.split(command)[2:]
     if not args or args[0] not in _SUBCOMMANDS:
         args = ["--no-cache", *args]  # leave no cache behind; the output is the same
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    # this checkout's zlint, whatever is installed
+    path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": path}
     done = subprocess.run(
         [sys.executable, "-m", "zlint", *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300
     )
