@@ -5,8 +5,8 @@ Two kinds of generated text:
 * the rule table between ``<!-- rule-table -->`` and ``<!-- /rule-table -->`` in README.md,
   built from the rule registry (code, name, doc file, summary, opt-in);
 * every output block marked ``<!-- zlint-output -->``: a ```text fence whose first line is
-  ``$ zlint ARGS``, followed by what that command prints (stdout, then stderr) when run from the
-  repository root.
+  ``$ zlint ARGS`` (or ``$ flake8 ARGS``: the plugin), followed by what that command prints
+  (stdout, then stderr) when run from the repository root.
 
 ``python scripts/sync_docs.py`` checks (exit 1 and a diff when something is stale);
 ``python scripts/sync_docs.py --update`` rewrites the stale parts. tests/test_readme.py and
@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = re.compile(r"(<!-- rule-table -->\n)(.*?)(<!-- /rule-table -->)", re.S)
-OUTPUT = re.compile(r"(<!-- zlint-output -->\n```text\n)(\$ zlint [^\n]*)\n(.*?)(```)", re.S)
+OUTPUT = re.compile(r"(<!-- zlint-output -->\n```text\n)(\$ (?:zlint|flake8) [^\n]*)\n(.*?)(```)", re.S)
 #: zlint subcommands that take no lint options
 _SUBCOMMANDS = {"rules", "rule", "clean"}
 
@@ -73,15 +73,16 @@ def rule_table() -> str:
 
 
 def zlint_output(command: str) -> str:
-    """What ``$ zlint ARGS`` prints from the repository root: stdout, then stderr."""
-    args = shlex.split(command)[2:]
-    if not args or args[0] not in _SUBCOMMANDS:
+    """What ``$ zlint ARGS`` (or ``$ flake8 ARGS``) prints from the repository root: stdout, then
+    stderr."""
+    tool, *args = shlex.split(command)[1:]
+    if tool == "zlint" and (not args or args[0] not in _SUBCOMMANDS):
         args = ["--no-cache", *args]  # leave no cache behind; the output is the same
     # this checkout's zlint, whatever is installed
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": path}
     done = subprocess.run(
-        [sys.executable, "-m", "zlint", *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", tool, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300
     )
     return done.stdout + done.stderr
 

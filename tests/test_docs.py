@@ -87,6 +87,14 @@ def test_the_compile_recipe_output_is_shown_in_full():
     assert codes == ["ZL418", "ZL416", "ZL410", "ZL413", "ZL414", "ZL414", "ZL415", "ZL415"]
 
 
+def test_the_flake8_output_shown_is_the_cli_output_shown():
+    """The integrations page says the plugin finds what the CLI finds: both blocks are real."""
+    (flake8,) = SYNC.output_blocks((ROOT / "docs" / "integrations.md").read_text(encoding="utf-8"))
+    (cli,) = SYNC.output_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert flake8[0] == "$ flake8 --select ZL examples/likes_pooler.py"
+    assert flake8[1].splitlines() == cli[1].splitlines()[:-1]  # all but the CLI's summary line
+
+
 def test_a_stale_output_is_found_and_updated(tmp_path: Path):
     page = tmp_path / "page.md"
     command = "$ zlint --select ZL102 examples/likes_pooler.py"
