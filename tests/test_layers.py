@@ -214,7 +214,8 @@ def test_a_record_and_its_visitor_agree(record):
     visitor = rule_modules.visitor(record)
     assert issubclass(visitor, Rule) and issubclass(visitor, cst.BatchableCSTVisitor)
     assert visitor.__module__ == record.module and visitor.__name__ == record.visitor
-    for field in ("code", "name", "summary", "default_enabled", "severity", "tier"):
+    for field in ("code", "name", "summary", "default_enabled", "severity", "tier", "about_compiled_code",
+                  "needs_size_oblivious"):
         assert getattr(visitor, field) == getattr(record, field), field
     own = [c for c in visitor.__mro__ if issubclass(c, Rule) and c is not Rule]  # the rule and its bases
     assert any(attr.startswith(("visit_", "leave_")) for c in own for attr in vars(c)), "visits nothing"
@@ -235,6 +236,7 @@ def test_categories_are_data():
     assert registry.RULES_BY_CODE["ZL417"].severity == "info"
     assert registry.RULES_BY_CODE["ZL101"].family == "size-branching"
     assert registry.kind_of("ZL999") is None
+    assert [r.code for r in registry.records() if not r.about_compiled_code] == [FILE_NOT_LINTED, UNUSED_NOQA_CODE]
     # the engine runs visitors of static rules only
     assert [v.code for v in rule_modules.visitors(["ZL000", "ZL101", "ZL801", "ZL901"])] == ["ZL101"]
 
@@ -252,7 +254,8 @@ def test_a_new_rule_is_one_module(tmp_path):
         "class SizeInDocstring(Rule):\n"
         '    code = "ZL105"\n    name = "size-in-docstring"\n'
         '    summary = (\n        "A size named in a docstring"\n    )\n'
-        "    default_enabled = False\n    tier: str = 'single-graph'\n\n"
+        "    default_enabled = False\n    tier: str = 'single-graph'\n    severity = 'error'\n"
+        "    needs_size_oblivious = True\n\n"
         "    def visit_Name(self, node) -> None:\n        pass\n"
     ))
     _write(tmp_path, "zl905_stale_baseline.py", 'code = "ZL905"\nname = "stale-baseline"\nsummary = "s"\nkind = "meta"\n')
@@ -263,8 +266,10 @@ def test_a_new_rule_is_one_module(tmp_path):
         ("ZL905", "meta", None, "suppression"),
     ]
     assert (found[0].summary, found[0].default_enabled, found[0].tier, found[0].severity) == (
-        "A size named in a docstring", False, "single-graph", "warning"
+        "A size named in a docstring", False, "single-graph", "error"
     )
+    assert (found[0].needs_size_oblivious, found[0].about_compiled_code) == (True, True)
+    assert (found[1].needs_size_oblivious, found[1].about_compiled_code) == (False, False)  # meta
 
 
 @pytest.mark.parametrize(
@@ -274,7 +279,8 @@ def test_a_new_rule_is_one_module(tmp_path):
         ("zl106_x.py", 'class X:\n    code = CODE\n    name = "x"\n', "must be a literal"),
         ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n', "missing summary"),
         ("zl106_x.py", 'code = "ZL106"\nname = "x"\nsummary = "s"\n', "kind = 'runtime' or 'meta'"),
-        ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n    summary = "s"\n    severity = "error"\n', "severity"),
+        ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n    summary = "s"\n    severity = "fatal"\n', "severity"),
+        ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n    summary = "s"\n    about_compiled_code = 0\n', "bool"),
         ("zl106_x.py", "class X:\n    pass\n", "declares no `code"),
     ],
 )

@@ -19,7 +19,7 @@ no list to edit). Its metadata are literal assignments in that module, read here
           name = "size-truthiness"
           summary = "The truth value of a tensor size decides control flow"
           default_enabled = False    # optional (default True): opt-in
-          severity = "info"          # optional (default "warning")
+          severity = "info"          # optional: "error", "warning" (default) or "info"
           tier = "single-graph"      # optional (default "default")
           family = "..."             # optional (default: from the code, see FAMILIES)
 
@@ -47,7 +47,7 @@ from pathlib import Path
 RULES_DIRECTORY = Path(__file__).parent / "rules"
 MODULE_PATTERN = re.compile(r"^zl(\d{3})_[a-z0-9_]+\.py$")
 KINDS = ("static", "runtime", "meta")
-SEVERITIES = ("warning", "info")
+SEVERITIES = ("error", "warning", "info")
 TIERS = ("default", "single-graph")
 #: a rule's family, from the hundreds of its code unless the rule declares ``family``
 FAMILIES = {
@@ -69,6 +69,8 @@ FIELDS = {
     "tier": str,
     "family": str,
     "kind": str,
+    "about_compiled_code": bool,
+    "needs_size_oblivious": bool,
 }
 _CODE_LINE = re.compile(r"^[ \t]*code[ \t]*(?::[^=\n]*)?=", re.M)
 _BODY_START = re.compile(r"^[ \t]*(?:async[ \t]+def|def|@)\b", re.M)
@@ -88,10 +90,15 @@ class RuleRecord:
     kind: str = "static"
     #: False for opt-in rules, enabled only by an explicit --select/--extend-select
     default_enabled: bool = True
-    #: "warning", or "info" for findings that are advice rather than a defect (SARIF level)
+    #: "warning"; "error" for a wrong result; "info" for advice rather than a defect (SARIF level)
     severity: str = "warning"
     #: the usual cost tier of a finding ("default" or "single-graph"); a finding may override it
     tier: str = "default"
+    #: True when a finding matters only where the code runs compiled (False: about a compile
+    #: call, configuration or a comment, wherever it sits); default: False for meta rules
+    about_compiled_code: bool = True
+    #: True for rules that only exist under ``backed_size_oblivious``
+    needs_size_oblivious: bool = False
     #: the module that declares the rule (``zlint.rules.zl101_size_compared_with_zero_or_one``)
     module: str = ""
     #: the visitor class in ``module`` (static rules only)
@@ -183,6 +190,7 @@ def read_record(path: Path) -> RuleRecord:
         raise RuleMetadataError(f"{where}: missing {', '.join(missing)}")
     fields = {key: value for key, value in declared.items() if key != "kind"}
     fields.setdefault("family", FAMILIES.get(code[2], "other"))
+    fields.setdefault("about_compiled_code", kind != "meta")
     return RuleRecord(**fields, kind=kind, module=f"zlint.rules.{path.stem}", visitor=visitor)  # type: ignore[arg-type]
 
 

@@ -56,7 +56,7 @@ def _section(doc: str, title: str) -> str:
 
 
 #: a rule's severity as a SARIF level
-SARIF_LEVELS = {"warning": "warning", "info": "note"}
+SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def rule_descriptor(rule: RuleRecord) -> dict:

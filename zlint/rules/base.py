@@ -127,8 +127,12 @@ class Rule(cst.BatchableCSTVisitor):
     summary: ClassVar[str]
     #: False for opt-in rules, enabled only by an explicit --select/--extend-select
     default_enabled: ClassVar[bool] = True
-    #: "warning", or "info" for advice (SARIF level)
+    #: "warning"; "error" for a wrong result; "info" for advice (SARIF level)
     severity: ClassVar[str] = "warning"
+    #: False for rules about compile calls or configuration: their findings matter wherever they sit
+    about_compiled_code: ClassVar[bool] = True
+    #: True for rules that only exist under ``backed_size_oblivious``
+    needs_size_oblivious: ClassVar[bool] = False
     #: the usual cost tier of a finding ("default" or "single-graph"); report(tier=...) overrides
     tier: ClassVar[str] = "default"
     #: Fast path (zlint/prepass.py): words (identifiers, attribute names, keywords) without which
