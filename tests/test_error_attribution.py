@@ -43,7 +43,9 @@ def test_failure_inside_the_shared_facts_names_the_provider(monkeypatch, full_pa
     monkeypatch.setattr(SizeFactsProvider, "leave_Assign", broken)
     result = lint_source(SOURCE, "m.py", Settings(select=("ALL",)), full_path=full_path)
     assert result.diagnostics == []
-    assert result.error.reason == "internal error in shared facts (SizeFactsProvider): RuntimeError: facts broke (please report)"
+    assert result.error.reason == (
+        "internal error in shared facts (SizeFactsProvider): RuntimeError: facts broke (please report)"
+    )
 
 
 def test_failure_in_a_facts_helper_is_the_facts_not_the_rule(monkeypatch):

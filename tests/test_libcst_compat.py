@@ -264,7 +264,8 @@ def test_no_module_but_the_compat_module_touches_libcst_internals():
                 if node.module not in PUBLIC_MODULES or any(alias.name.startswith("_") for alias in node.names):
                     offences.append((path.name, node.lineno, node.module))
             elif isinstance(node, ast.Import):
-                offences += [(path.name, node.lineno, a.name) for a in node.names if "._" in a.name and "libcst" in a.name]
+                names = [a.name for a in node.names if a.name.startswith("libcst") and "._" in a.name]
+                offences += [(path.name, node.lineno, name) for name in names]
             elif isinstance(node, ast.Attribute) and node.attr in private and node.attr not in own:
                 offences.append((path.name, node.lineno, node.attr))
             elif isinstance(node, ast.Constant) and node.value in private and node.value not in own:

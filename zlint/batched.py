@@ -16,10 +16,10 @@ events (visit, attribute hooks, leave) come in exactly LibCST's order on real fi
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from functools import lru_cache
-import typing
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -185,7 +185,9 @@ class _Batch(cst.CSTVisitor):
     as in LibCST's ``visit_batched``; with ``obey_returns`` (one visitor), a ``visit_*`` returning
     False skips the node's children, as in ``node.visit``."""
 
-    def __init__(self, visitors: Sequence[cst.CSTVisitor | cst.BatchableCSTVisitor], obey_returns: bool = False) -> None:
+    def __init__(
+        self, visitors: Sequence[cst.CSTVisitor | cst.BatchableCSTVisitor], obey_returns: bool = False
+    ) -> None:
         super().__init__()
         self._obey = obey_returns
         self._visit: dict[str, list[Method]] = {}

@@ -134,7 +134,9 @@ _SCOPES = (cst.ClassDef, cst.FunctionDef)
 _TREE_SCOPES = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _index(statements, tree_body: list[ast.stmt], indent: tuple[str, ...], default_indent: str, units: dict) -> list[_Unit]:
+def _index(
+    statements, tree_body: list[ast.stmt], indent: tuple[str, ...], default_indent: str, units: dict
+) -> list[_Unit]:
     """Pair LibCST statements with ``ast``'s; record a unit for each, and for the statements of
     every class and function body below them (statements only: no expression is visited)."""
     out, taken = [], 0
