@@ -210,6 +210,8 @@ def _visitor_classes() -> set[type]:
 
 
 def test_hooks_found_without_is_no_op_equal_libcsts_own_stub_marking():
+    if not getattr(cst.CSTVisitor.visit_Name, "_is_no_op", False):
+        pytest.skip("this LibCST does not mark its stubs with _is_no_op")
     classes = [cls for cls in _visitor_classes() if cls.__module__.startswith("zlint")]
     assert len(classes) > 40
     for cls in classes:
