@@ -4,16 +4,16 @@ LibCST computes positions by generating the code of the whole module (``Position
 on a model file that costs more than parsing it, though a file has only a handful of findings.
 Here only the *units* that hold a reported node are generated: a unit is a statement of the
 module, of a class body or of a function body (a method's ``if`` block, not the whole class). A
-unit is generated on its own (:func:`zlint.libcst_compat.generate_unit`), at the
-indentation of the blocks around it, and its lines are offset by where ``ast`` says the
-statement starts. The unit of a node is looked up in the functions that enclosed it when it was
-reported (a walk of that function only), else in the whole module.
+unit is generated on its own (:func:`zlint.libcst_compat.generate_unit`), at the indentation of
+the blocks around it, and its lines are offset by where ``ast`` says the statement starts. The
+unit of a node is looked up in the functions that enclosed it when it was reported (a walk of
+that function only), else in the whole module.
 
 The shortcut is checked against the text: the generated code of a unit must be, line for line,
 the source from where ``ast`` puts it. Whenever anything does not line up (statement counts,
-that text, a node outside the units) the whole-module
-``PositionProvider`` answers instead: positions may only be cheaper, never different.
-``tests/test_positions.py`` compares both on every node.
+that text, a node outside the units) the whole-module ``PositionProvider`` answers instead:
+positions may only be cheaper, never different. ``tests/test_positions.py`` compares both on
+every node.
 """
 
 from __future__ import annotations
