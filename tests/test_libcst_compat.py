@@ -5,17 +5,24 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib.metadata
 from pathlib import Path
 
 import libcst as cst
 import libcst.metadata.position_provider as position_provider
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
+from packaging.requirements import Requirement
 
 from zlint import batched, libcst_compat
 from zlint.engine import lint_source
 from zlint.positions import StatementPositions
 from zlint.settings import Settings
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -273,3 +280,10 @@ def test_no_module_but_the_compat_module_touches_libcst_internals():
             elif isinstance(node, ast.Constant) and node.value in private and node.value not in own:
                 offences.append((path.name, node.lineno, node.value))
     assert offences == []
+
+
+def test_the_pinned_libcst_range_holds_the_libcst_under_test():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (pin,) = [Requirement(d) for d in config["project"]["dependencies"] if Requirement(d).name == "libcst"]
+    assert any(spec.operator == "<" for spec in pin.specifier)  # an upper bound: new releases are tried first
+    assert pin.specifier.contains(importlib.metadata.version("libcst"))
