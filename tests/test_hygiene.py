@@ -54,7 +54,7 @@ def test_ruff_is_configured_as_documented():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     lint = config["tool"]["ruff"]["lint"]
     assert {"E", "W", "F", "I", "B"} <= set(lint["select"])
-    assert "ZL" in lint["external"]  # noqa comments naming ZL codes are zlint's, not ruff's
+    assert "ZL" in lint["external"]  # suppression comments naming ZL codes are for zlint, not ruff
     test_extra = config["project"]["optional-dependencies"]["test"]
     assert any(dep.startswith("ruff") for dep in test_extra)
     assert any(dep.startswith("pytest-xdist") for dep in test_extra)
