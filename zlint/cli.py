@@ -51,6 +51,16 @@ def _sizes(value: str) -> tuple[int, ...]:
     return sizes
 
 
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return jobs
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="zlint",
@@ -74,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--diff", action="store_true", help="print the fixes as a diff; write nothing")
     parser.add_argument("--compiled-only", action="store_true", default=None, help="report only findings in compiled code")
     parser.add_argument(
-        "--jobs", type=int, default=None, metavar="N",
+        "--jobs", type=_jobs, default=None, metavar="N",
         help="worker processes for linting (default: all cores) and for --verify (default 1)",
     )
     parser.add_argument("--no-cache", action="store_true", help="lint every file; neither read nor write the cache")
@@ -97,8 +107,10 @@ def _print_rules() -> int:
     rules = registry.records()
     width = max(len(rule.name) for rule in rules)
     for rule in rules:
+        # the marker is a column of its own, even where a summary also says it
+        summary = rule.summary.removesuffix("(opt-in)").rstrip()
         opt_in = "" if rule.default_enabled else "  (opt-in)"
-        print(f"{rule.code}  {rule.name:<{width}}  {rule.summary}{opt_in}")
+        print(f"{rule.code}  {rule.name:<{width}}  {summary}{opt_in}")
     return EXIT_CLEAN
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
+from libcst.metadata import BaseMetadataProvider
 
 from zlint import noqa, prepass, registry
 from zlint import rules as rule_modules
@@ -93,13 +94,23 @@ def check_syntax(text: str, path: str) -> ast.Module:
 
 
 def _failing_rule(exc: BaseException) -> str:
-    """The code of the rule in whose method an exception was raised, if any."""
-    code = "engine"
+    """What failed, from the innermost frame that tells: a rule's code when one of its own
+    methods raised; "shared facts" (naming the provider) when the failure is in the facts that
+    rules share, even when a rule's request for them started the computation; else "engine"."""
+    part = "engine"
     for frame, _ in traceback.walk_tb(exc.__traceback__):
         owner = frame.f_locals.get("self")
-        if isinstance(owner, Rule):
-            code = owner.code
-    return code
+        module = frame.f_globals.get("__name__", "")
+        if isinstance(owner, BaseMetadataProvider):
+            part = f"shared facts ({type(owner).__name__})"
+        elif isinstance(owner, Rule):
+            if not module.startswith("libcst"):
+                part = owner.code
+            elif frame.f_code.co_name == "resolve":  # LibCST resolving the metadata a rule declared
+                part = "shared facts"
+        elif module.startswith("zlint.facts."):
+            part = "shared facts"
+    return part
 
 
 def _never_raises(lint):
