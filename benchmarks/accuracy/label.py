@@ -13,7 +13,9 @@ For every case the labeller sweeps the sizes in three modes, each on a fresh dyn
 
 - ``default``: plain ``torch.compile`` (automatic dynamic shapes);
 - ``oblivious``: ``backed_size_oblivious=True`` and ``maybe_mark_dynamic`` on the varying dims;
-- ``unbacked``: ``mark_unbacked`` on the varying dims.
+- ``unbacked``: ``mark_unbacked`` on the varying dims;
+- ``capture``: ``capture_scalar_outputs`` and ``capture_dynamic_output_shape_ops`` on (the
+  single-graph setting for data-dependent values and sizes: ``.item()``, ``nonzero()``, masks).
 
 It records, at the innermost frame that lies in the case file, every shape guard dynamo adds
 (``ShapeEnv._log_guard``, read with the traced user stack), every graph break (dynamo's
@@ -53,7 +55,7 @@ CASES = HERE / "cases"
 LABELS = HERE / "labels.json"
 REVIEW = HERE / "review.json"
 DEFAULT_SIZES = (2, 3, 5, 1, 0, 8)
-MODES = ("default", "oblivious", "unbacked")
+MODES = ("default", "oblivious", "unbacked", "capture")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 _AT = re.compile(r"in user code at (\S+):(\d+)")
 #: a guard whose Python stack passes through these files was added inside a torch op (its meta,
@@ -150,7 +152,7 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def label_one(path: Path) -> dict:
+def label_one(path: Path, modes: tuple[str, ...] = MODES) -> dict:
     """Sweep one case in every mode; return its events, graph counts and notes."""
     import torch
     import torch._dynamo
@@ -193,7 +195,7 @@ def label_one(path: Path) -> dict:
                 eager_out[n] = target(*args, **kwargs)
         except Exception as exc:  # the model itself cannot take this size: not a compile cost
             notes.append(f"eager fails at n={n}: {type(exc).__name__}")
-    for mode in MODES:
+    for mode in modes:
         torch._dynamo.reset()
         recorder.mode, recorder.graphs = mode, 0
         torch.manual_seed(0)
@@ -210,7 +212,12 @@ def label_one(path: Path) -> dict:
                 elif mode == "unbacked":
                     torch._dynamo.decorators.mark_unbacked(args[index], dim)
             try:
-                with torch.no_grad(), fx_config.patch(backed_size_oblivious=(mode == "oblivious")):
+                capture = mode == "capture"
+                with (
+                    torch.no_grad(),
+                    fx_config.patch(backed_size_oblivious=(mode == "oblivious")),
+                    torch._dynamo.config.patch(capture_scalar_outputs=capture, capture_dynamic_output_shape_ops=capture),
+                ):
                     out = compiled(*args, **kwargs)
             except Exception as exc:
                 text = str(exc) + "".join(traceback.format_tb(exc.__traceback__))
@@ -228,11 +235,11 @@ def label_one(path: Path) -> dict:
 # -- all cases --------------------------------------------------------------------------------
 
 
-def run_case(path: Path, timeout: int) -> dict:
+def run_case(path: Path, timeout: int, modes: tuple[str, ...] = MODES) -> dict:
     """Label one case in a fresh interpreter (dynamo state and hooks stay per case)."""
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, __file__, "--child", str(path)],
+        [sys.executable, __file__, "--child", str(path), "--modes", ",".join(modes)],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -314,10 +321,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=300)
     parser.add_argument("--save-raw", type=Path, help="also store the raw events of this run")
     parser.add_argument("--from-raw", type=Path, help="re-apply counting and review to stored raw events")
+    parser.add_argument("--modes", default=",".join(MODES), help="modes to run (comma-separated)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(label_one(args.child)))
+        print(json.dumps(label_one(args.child, tuple(args.modes.split(",")))))
         return 0
     paths = [p.resolve() for p in args.cases] or sorted(CASES.glob("*.py"))
     review = json.loads(REVIEW.read_text()) if REVIEW.exists() else {}
@@ -328,9 +336,18 @@ def main(argv: list[str] | None = None) -> int:
         paths = list(results)
     else:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            results = dict(zip(paths, pool.map(lambda p: run_case(p, args.timeout), paths)))
+            modes = tuple(args.modes.split(","))
+            results = dict(zip(paths, pool.map(lambda p: run_case(p, args.timeout, modes), paths)))
     if args.save_raw:
         old = json.loads(args.save_raw.read_text()) if args.save_raw.exists() else {}
+        for path, result in results.items():
+            # a run of some modes replaces those modes' events and keeps the others'
+            kept = old.get(path.name, {"events": [], "graphs": {}, "notes": []})
+            ran = set(result["graphs"]) | {e["mode"] for e in result["events"]}
+            result["events"] = [e for e in kept["events"] if e["mode"] not in ran] + result["events"]
+            result["graphs"] = {**kept["graphs"], **result["graphs"]}
+            result["notes"] = sorted(set(kept["notes"]) | set(result["notes"]))
+            results[path] = result
         old.update({p.name: r for p, r in results.items()})
         args.save_raw.write_text(json.dumps(old) + "\n")
     labels: dict[str, list[dict]] = {}

@@ -99,6 +99,23 @@ def score(labels: dict[str, list[dict]], found: dict[str, list[Finding]], expect
     return out
 
 
+def describe(labels: dict[str, list[dict]]) -> None:
+    """Cases per source (from each case's ``Source:`` header), hazard vs negative cases, lines per tier."""
+    sources: dict[str, int] = defaultdict(int)
+    for path in sorted(CASES.glob("*.py")):
+        head = path.read_text().split("\n", 1)[0]
+        sources[head.split("Source:", 1)[-1].split(",", 1)[0].strip() or "?"] += 1
+    hazards = sum(1 for items in labels.values() if items)
+    tiers = defaultdict(int)
+    for items in labels.values():
+        for item in items:
+            tiers[item["tier"]] += 1
+    print(f"## cases: {len(labels)} ({hazards} with expected lines, {len(labels) - hazards} hard negatives without)")
+    print("expected lines per tier: " + ", ".join(f"{t} {n}" for t, n in sorted(tiers.items())))
+    print("cases per source: " + ", ".join(f"{s} {n}" for s, n in sorted(sources.items(), key=lambda kv: (-kv[1], kv[0]))))
+    print()
+
+
 def report(title: str, result: dict, seconds: float) -> None:
     print(f"## {title}  (zlint ran {seconds:.1f}s)")
     print(f"precision (lines): {ratio(result['true_lines'], result['finding_lines'])}  [{result['findings']} findings]")
@@ -112,7 +129,8 @@ def report(title: str, result: dict, seconds: float) -> None:
     print(f"misses ({len(result['misses'])}):")
     for f, line, tier, what in result["misses"]:
         print(f"  {f}:{line} [{tier}] {what[:110]}")
-    print(f"false findings ({len(result['false'])}):")
+    false_lines = len({(f, line) for f, line, *_ in result["false"]})
+    print(f"false findings ({len(result['false'])} findings on {false_lines} lines):")
     for f, line, code, message, tier in result["false"]:
         print(f"  {f}:{line} {code} [{tier}] {message[:110]}")
     print()
@@ -125,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     labels = json.loads(LABELS.read_text())
     summary = {}
+    describe(labels)
     found, seconds = run_zlint([])
     result = score(labels, found, TIERS)
     report("all default rules vs all expected lines", result, seconds)
