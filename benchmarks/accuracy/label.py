@@ -9,7 +9,7 @@ compiled and its inputs:
   single-graph modes);
 - optional ``sizes`` (default 2,3,5,1,0,8), ``kwargs`` (``n -> dict``).
 
-For every case the labeller sweeps the sizes in three modes, each on a fresh dynamo:
+For every case the labeller sweeps the sizes in four modes, each on a fresh dynamo:
 
 - ``default``: plain ``torch.compile`` (automatic dynamic shapes);
 - ``oblivious``: ``backed_size_oblivious=True`` and ``maybe_mark_dynamic`` on the varying dims;
@@ -19,19 +19,22 @@ For every case the labeller sweeps the sizes in three modes, each on a fresh dyn
 
 It records, at the innermost frame that lies in the case file, every shape guard dynamo adds
 (``ShapeEnv._log_guard``, read with the traced user stack), every graph break (dynamo's
-graph-break log) and every compile error. A line with any event in ``default`` mode is tier
+graph-break log) and every compile error. A line with a counted event (see :func:`counts`) in ``default`` mode is tier
 ``default``; a line with events only in the single-graph modes is tier ``single-graph``.
 Graph counts per mode and compiled-vs-eager mismatches are reported per case.
 
 The run's lines are candidates: ``review.json`` holds the hand review (``drop`` a line torch
-blames that the user's code did not cause, ``add`` a line the run cannot see, with the reason),
-applied by ``--write`` when it writes ``labels.json``.
+blames that the user's code did not cause, ``add`` a line the run cannot see, ``tier`` a tier
+corrected, each with its reason), applied by ``--write`` when it writes ``labels.json``.
+``label_events.json`` keeps the raw events of the run behind ``labels.json``.
 
 Usage::
 
     python benchmarks/accuracy/label.py                 # print candidates, all cases
     python benchmarks/accuracy/label.py cases/x.py      # one case, with every event
-    python benchmarks/accuracy/label.py --write         # regenerate labels.json
+    python benchmarks/accuracy/label.py --write         # recompile everything, write labels.json
+    python benchmarks/accuracy/label.py --save-raw events.json --modes capture   # some modes only
+    python benchmarks/accuracy/label.py --from-raw benchmarks/accuracy/label_events.json --write
 """
 
 from __future__ import annotations
