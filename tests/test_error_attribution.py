@@ -30,9 +30,9 @@ class FactsThenBoomRule(Rule):
 
 @pytest.fixture
 def failing_rule(monkeypatch):
-    rules = (*registry.ALL_RULES, FactsThenBoomRule)
-    monkeypatch.setattr(registry, "ALL_RULES", rules)
-    monkeypatch.setattr(registry, "RULES_BY_CODE", {r.code: r for r in rules})
+    rule = FactsThenBoomRule
+    record = registry.RuleRecord(rule.code, rule.name, rule.summary, family="test", module=__name__, visitor=rule.__name__)
+    monkeypatch.setattr(registry, "RULES_BY_CODE", {**registry.RULES_BY_CODE, rule.code: record})
 
 
 @pytest.mark.parametrize("full_path", [True, False])

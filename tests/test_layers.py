@@ -42,6 +42,7 @@ LAYERS = {
     "zlint.facts": FACTS,
     "zlint.positions": FACTS,
     "zlint.batched": FACTS,
+    "zlint.libcst_compat": FACTS,
     "zlint.rules": RULES,
     "zlint.engine": ENGINE,
     "zlint.prepass": ENGINE,
