@@ -211,3 +211,35 @@ def test_the_knob_restored_after_the_vanishing_test():
 
     assert fx_config.backed_size_oblivious is False
 
+
+
+@torch_needed
+def test_a_broken_hook_in_a_caller_run_is_unverifiable_not_a_compile_error(tmp_path, monkeypatch):
+    import torch
+
+    from zlint.verify import callsite
+    from zlint.verify.subjects import import_file
+
+    path = tmp_path / "hook_caller.py"
+    path.write_text(textwrap.dedent(
+        """\
+        import torch
+
+
+        def serve(sizes):
+            f = torch.compile(lambda x: x * 2)
+            return [f(torch.randn(n, 3)) for n in sizes]
+        """
+    ))
+    module = import_file(str(path))
+
+    def boom():
+        raise RuntimeError("CompileContext moved")
+
+    monkeypatch.setattr(hooks, "current_compile_id", boom)
+    report = FunctionReport(f"{path}::serve", path=str(path), first_line=4, last_line=6)
+    callsite.run_caller(module.serve, [(None, ([2, 3, 5],), {})], module, {}, report, [2, 3, 5], "eager")
+    assert report.unverifiable == (
+        f"zlint's hook into torch {torch.__version__} failed: RuntimeError: CompileContext moved"
+    )
+    assert report.evidence == []

@@ -64,6 +64,7 @@ class _Tracker:
         self.evidence: dict[tuple, Evidence] = {}
         self.raised: set[int] = set()  # ids of exceptions already recorded as evidence
         self.sizes: list[int] = []
+        self.hook_failures: list[str] = []  # zlint's own hooks that failed: the report is UNVERIFIABLE
 
     # -- where in the verified caller are we? ---------------------------------------------------
     def caller_line(self) -> int | None:
@@ -103,10 +104,16 @@ class _Tracker:
             compiled.graphs += 1
             size = self.current[2] if self.current else None
             compiled.graph_sizes.append(size)
-            compile_id = hooks.current_compile_id()
+            try:
+                compile_id = hooks.current_compile_id()
+            except Exception as exc:  # zlint's hook, not the call site: never evidence
+                self.hook_failures.append(f"{type(exc).__name__}: {exc}")
+                compile_id = None
             if compile_id is not None:
                 compiled.compile_ids.add(compile_id)
             return inner(gm, example_inputs)
+
+        capture.__name__ = capture.__qualname__ = getattr(inner, "__name__", self.backend) or self.backend
 
         return capture
 
@@ -149,6 +156,12 @@ class _Tracker:
     # -- dynamo's recompile reasons and logs ---------------------------------------------------
     def on_reasons(self, reasons: list[str], resumed: bool = False) -> None:
         """Guard failures that made dynamo compile again: ``"0/3: tensor 'x' size mismatch ..."``."""
+        try:
+            self._reasons(reasons)
+        except Exception as exc:  # zlint's reading of dynamo's text: never evidence
+            self.hook_failures.append(f"reading recompile reasons: {type(exc).__name__}: {exc}")
+
+    def _reasons(self, reasons: list[str]) -> None:
         if self.current is None:
             return
         compiled, line, size = self.current
@@ -434,6 +447,10 @@ def run_caller(
                         failures.append(f"{probe.first_line(exc)}{where}")
     finally:
         hooks.reset()
+    failed = tracker.hook_failures + tracker.observer.hook_failures
+    if failed:
+        report.unverifiable = f"zlint's hook into torch {torch.__version__} failed: {failed[0]}"
+        return report
     report.evidence.extend(tracker.evidence.values())
     run = ModeRun("default", graphs=sum(c.graphs for c in tracker.objects), sizes_run=list(sizes))
     run.baseline = _marked_baseline(tracker.objects, backend)

@@ -216,7 +216,10 @@ def recompile_reasons(on_reasons: Callable[[list[str], bool], None]) -> Iterator
         reasons = real(*args, **kwargs)
         frame = args[1] if len(args) > 1 else kwargs.get("frame")
         resumed = RESUME_PREFIX in getattr(getattr(frame, "f_code", None), "co_name", "")
-        on_reasons([str(r) for r in reasons or ()], resumed)  # the caller guards its own failures
+        try:  # callers record their own failures; none may break the user's run
+            on_reasons([str(r) for r in reasons or ()], resumed)
+        except Exception:
+            pass
         return reasons
 
     setattr(convert_frame, _RECOMPILE_HOOK, reasons_)
