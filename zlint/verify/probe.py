@@ -181,7 +181,7 @@ class Observer:
                 continue  # a size the graph break made a Python int: the break is the evidence
             line = self.line_from_loc(user_part)
             if line is not None:
-                detail = hooks.plain_stack_names(user_part.split("  #", 1)[0].strip()[:160], self.arg_names)
+                detail = hooks.plain_stack_names(failure.split("  #", 1)[0].strip()[:160], self.arg_names)
                 self.add(RECOMPILE, line, f"guard {detail} failed",
                          hooks.reason_from_torch_op(user_part) and (self.mode != "default" or self.size in (0, 1)))
 

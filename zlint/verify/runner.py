@@ -197,9 +197,10 @@ def cost_of(found: list[Evidence], report: FunctionReport) -> str:
     """``recompile, graph break; default: 6 graphs where a trivial function needs 4 (graphs at
     sizes 2,3,5,1,0,8)``."""
     kinds = ", ".join(dict.fromkeys(_COSTS[e.kind] for e in found if e.kind in _COSTS))
+    first = next((m for m in MODES if any(e.mode == m for e in found)), None)
     extra = []
     for run in report.runs:
-        if not run.skipped and run.extra_graphs and any(e.mode == run.mode for e in found):
+        if not run.skipped and run.extra_graphs and run.mode == first:
             extra.append(f"{run.mode}: {run.graphs} graphs where a trivial function needs {run.baseline} "
                          f"(graphs compiled at sizes {','.join(map(str, run.graph_sizes))})")
     return "; ".join([kinds, *extra])
