@@ -79,3 +79,34 @@ def test_unpacking_the_shape_still_decides_the_rank():
         is_method=True,
     )
     assert _shapes(plan) == {"x": (4, "float")}
+
+
+def test_a_conv_head_verifies_without_a_registered_example(tmp_path):
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    from zlint.verify.subjects import build
+
+    path = tmp_path / "det_head.py"
+    path.write_text(textwrap.dedent(
+        """\
+        import torch
+        from torch import nn
+
+
+        class DetHead(nn.Module):
+            def __init__(self, in_channels: int = 4, num_classes=3):
+                super().__init__()
+                self.conv = nn.Conv2d(in_channels, num_classes, 1)
+                self.embed = nn.Embedding(8, in_channels)
+
+            def forward(self, x, ids):
+                b, c, h, w = x.shape
+                return self.conv(x).flatten(2).mean(-1) + self.embed(ids).mean(1)[:, :3]
+        """
+    ))
+    subject, source, detail, _ = build(str(path), "DetHead.forward", [13])
+    assert (source, detail) == ("synthesized", "x[n,4,4,4] ids[n,4]")
+    args, kwargs = subject.make_inputs(3)
+    assert args[1].dtype == torch.int64
+    assert tuple(subject.call(*args, **kwargs).shape) == (3, 3)
