@@ -243,3 +243,13 @@ def test_a_broken_hook_in_a_caller_run_is_unverifiable_not_a_compile_error(tmp_p
         f"zlint's hook into torch {torch.__version__} failed: RuntimeError: CompileContext moved"
     )
     assert report.evidence == []
+
+
+def test_recompile_limit_and_constants_read_from_dynamos_text():
+    assert hooks.recompile_limit_hit(hooks.CONVERT_FRAME_LOG, "torch._dynamo hit config.recompile_limit (8)") == "8"
+    assert hooks.recompile_limit_hit(hooks.CONVERT_FRAME_LOG, "hit config.recompile_limit") == "?"
+    assert hooks.recompile_limit_hit("torch._dynamo.other", "hit config.recompile_limit (8)") is None
+    assert hooks.without_constant("specialized it to be a constant (3)") == "specialized it to be a constant"
+    assert hooks.constraint_summary(
+        "blah You marked L['x'].size()[0] as dynamic but your code specialized it to be a constant (3) more"
+    ) == "You marked L['x'].size()[0] as dynamic but your code specialized it to be a constant (3)"

@@ -17,14 +17,12 @@ import contextlib
 import functools
 import inspect
 import logging
-import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-import torch._dynamo
 
 from zlint.verify import probe
 from zlint.verify import torch_hooks as hooks
@@ -32,8 +30,6 @@ from zlint.verify.evidence import (
     COMPILE_ERROR, MISMATCH, RECOMPILE, SPECIALIZATION, Evidence, FunctionReport, ModeRun,
 )
 
-_CONVERT_FRAME_LOG = "torch._dynamo.convert_frame"
-_CONSTANT = re.compile(r"a constant \(-?\d+\)")
 #: ``torch.compile`` keywords that change what dynamo does at the call site (backend/mode/options
 #: are replaced by the verify backend)
 _KEPT = ("fullgraph", "dynamic", "disable", "recompile_limit", "isolate_recompiles", "shapes_spec", "dynamic_shapes", "name")
@@ -136,7 +132,7 @@ class _Tracker:
             try:
                 out = call(*args, **kwargs)
             except Exception as exc:  # a compile error at this call site: record it, go on eagerly
-                detail = _CONSTANT.sub("a constant", self.describe(exc))  # the sizes say which
+                detail = hooks.without_constant(self.describe(exc))  # the sizes say which
                 self.add(probe.classify(exc), line, f"{compiled.label}: {detail}", size, compiled.origin)
                 return eager(*args, **kwargs)
             finally:
@@ -185,11 +181,11 @@ class _Tracker:
         except Exception:
             return
         compiled, line, size = self.current
-        if record.name == _CONVERT_FRAME_LOG and "recompile_limit" in message:
-            limit = re.search(r"recompile_limit \((\d+)\)", message)
+        limit = hooks.recompile_limit_hit(record.name, message)
+        if limit is not None:
             self.add(
                 RECOMPILE, line,
-                f"{compiled.label}: hit the recompile limit ({limit.group(1) if limit else '?'}): "
+                f"{compiled.label}: hit the recompile limit ({limit}): "
                 "from here on this call runs eagerly",
                 size, compiled.origin,
             )
@@ -385,7 +381,7 @@ def _patched(tracker: _Tracker, module: Any, compiled_globals: dict[str, tuple[i
                 label = f"{name} (torch.compile at line {origin})" if origin else name
                 module.__dict__[name] = tracker.compile(real_compile, target, origin, options, label)
     tap = probe.LogTap(tracker)
-    log = logging.getLogger(_CONVERT_FRAME_LOG)  # "hit config.recompile_limit" is a warning here
+    log = logging.getLogger(hooks.CONVERT_FRAME_LOG)  # "hit config.recompile_limit" is a warning here
     saved_log = (log.level, log.propagate)
     log.setLevel(logging.WARNING)
     log.propagate = False

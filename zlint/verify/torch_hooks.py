@@ -41,6 +41,8 @@ TOUCHPOINTS: tuple[tuple[str, str], ...] = (
 
 #: dynamo's graph-break log (``torch._logging`` artifact ``graph_breaks``)
 GRAPH_BREAK_LOG = "torch._dynamo.symbolic_convert.__graph_breaks"
+#: dynamo's frame-conversion log: "hit config.recompile_limit (8)" is a warning there
+CONVERT_FRAME_LOG = "torch._dynamo.convert_frame"
 #: the name dynamo gives the function that resumes a frame after a graph break
 RESUME_PREFIX = "torch_dynamo_resume_in"
 _RECOMPILE_HOOK = "get_and_maybe_log_recompilation_reasons"
@@ -369,3 +371,20 @@ def plain_stack_names(text: str, arg_names: list[str] | None = None) -> str:
         return "an intermediate value"
 
     return re.sub(r"___stack(\d+)", stack, text)
+
+
+_LIMIT = re.compile(r"recompile_limit \((\d+)\)")
+_A_CONSTANT = re.compile(r"a constant \(-?\d+\)")
+
+
+def recompile_limit_hit(logger: str, message: str) -> str | None:
+    """The limit (``"8"``, or ``"?"`` when unnamed) when a log record says dynamo hit it, else None."""
+    if logger != CONVERT_FRAME_LOG or "recompile_limit" not in message:
+        return None
+    found = _LIMIT.search(message)
+    return found.group(1) if found else "?"
+
+
+def without_constant(text: str) -> str:
+    """``... specialized it to be a constant (3)`` -> ``... a constant``: one detail for every size."""
+    return _A_CONSTANT.sub("a constant", text)
