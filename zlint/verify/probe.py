@@ -1,6 +1,7 @@
 """The torch side of ``--verify``: compile one callable over a size sweep in each mode and record
 what dynamo did, attributed to lines of the verified file. Imported only in a worker or by
-:func:`zlint.verify.check`; this module and :mod:`zlint.verify.inputs` are where torch is imported.
+:func:`zlint.verify.check`. Every private torch name and every dynamo text it reads goes through
+:mod:`zlint.verify.torch_hooks`; a failure there makes the report UNVERIFIABLE, never evidence.
 """
 
 from __future__ import annotations
