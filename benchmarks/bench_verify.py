@@ -1,7 +1,8 @@
 """Measure `zlint --verify`: median seconds per verified function, per set, and each run's wall time.
 
 Usage: python benchmarks/bench_verify.py [PATH ...] [--jobs N] [--backend NAME]
-(default: two sets, the shipped examples/ and the hard negatives in tests/data/verify_negatives/).
+(default: the shipped examples/, the hard negatives in tests/data/verify_negatives/ and the larger
+set in benchmarks/verify_negatives/).
 Needs torch. Prints one line per function, then one summary line per set (target: <= 1.0 s).
 """
 
@@ -17,7 +18,11 @@ from zlint.engine import lint_file
 from zlint.verify.runner import VerifyOptions, verify
 
 ROOT = Path(__file__).resolve().parent.parent
-SETS = {"examples": ROOT / "examples", "hard negatives": ROOT / "tests" / "data" / "verify_negatives"}
+SETS = {
+    "examples": ROOT / "examples",
+    "hard negatives": ROOT / "tests" / "data" / "verify_negatives",
+    "more hard negatives": ROOT / "benchmarks" / "verify_negatives",
+}
 
 
 def bench(name: str, paths: list[str], options: VerifyOptions) -> tuple[float, float, int]:
