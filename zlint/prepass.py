@@ -207,7 +207,13 @@ class _Reducer:
 
     def reduce(self, tree: ast.Module) -> tuple[str, tuple[int, ...]] | None:
         self._body(tree.body)
-        self.pattern = _words_pattern(self._reaching_words())
+        reaching = self._reaching_words()
+        self.pattern = _words_pattern(reaching)
+        # a def that calls a kept helper (`n = seq_len(x)`, `self._shape(x)`) gets the helper's
+        # facts (zlint.facts.helpers, one level deep): its name reaches like a trigger word
+        helpers = frozenset(node.name for first, last, node, _ in self.defs if self._has_trigger(first, last))
+        if helpers - reaching:
+            self.pattern = _words_pattern(reaching | helpers)
         for first, last, node, in_class in self.defs:
             if self._has_trigger(first, last):
                 self._mark(first, last)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.rules.base import Rule
-from zlint.rules.calls import method_name
+from zlint.rules.calls import method_name, snippet
 from zlint.facts.size_facts import SIZE_WORDS
 
 # Calls whose string arguments are messages for humans (errors, checks, logs), not values the
@@ -40,10 +40,8 @@ class SizeFormattedIntoString(Rule):
             return
         self.report(
             node,
-            f"`{self.context.snippet(node)}` formats a tensor size into a string: f-strings "
-            "specialize the size (a new graph per size), str() graph-breaks, and %/.format() "
-            "fail to trace so the whole frame falls back to eager; build strings outside "
-            "compiled code (names, cache keys, logs)",
+            f"`{snippet(self.context, node)}` formats a size into a string: recompiles for every size; "
+            "build strings outside compiled code",
         )
 
     # -- where formatting is fine -----------------------------------------------------------

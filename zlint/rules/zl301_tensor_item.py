@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.facts.size_facts import Kind
-from zlint.rules.calls import method_name, positional
+from zlint.rules.calls import method_name, positional, snippet
 from zlint.rules.data_dependent import SCALAR, CallRule
 
 CONVERSIONS = frozenset({"int", "float", "bool"})
@@ -28,9 +28,8 @@ class TensorItem(CallRule):
             if fact is not None and fact.kind is Kind.TENSOR:
                 self.report(
                     node,
-                    f"`{self.context.snippet(node)}` reads a tensor's value into a Python "
-                    f"{func.value}: {SCALAR}; keep it a tensor (torch.where, tensor arithmetic) "
-                    "or, if it must be a number, state its range with torch._check()",
+                    f"`{snippet(self.context, node)}` reads a tensor value into Python: {SCALAR}; "
+                    "keep it a tensor",
                 )
             return
         if method_name(node) == "item" and not node.args:
@@ -39,7 +38,6 @@ class TensorItem(CallRule):
     def check(self, node: cst.Call, name: str, is_method: bool) -> None:
         self.report(
             node,
-            f"`{self.context.snippet(node)}` reads a tensor's value into Python: {SCALAR}; keep "
-            "it a tensor (torch.where, tensor arithmetic, torch.clamp), or state its range with "
-            "torch._check() after capturing it",
+            f"`{snippet(self.context, node)}` reads a tensor value into Python: {SCALAR}; keep it "
+            "a tensor",
         )

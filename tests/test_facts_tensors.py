@@ -1,0 +1,197 @@
+"""Tensors from evidence: torch results (tuples included), nn layers, uses only a tensor allows,
+and evidence against (strings, isinstance, list methods, literals) that wins."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import codes_at
+from test_size_facts import facts
+from zlint.facts.size_facts import Kind
+
+
+def kind_of(code: str, name: str) -> Kind | None:
+    """What ``name`` holds at a final ``use(name)`` in ``code``."""
+    return facts(code + f"    use({name})\n").get(name)
+
+
+@pytest.mark.parametrize(
+    "binding, name",
+    [
+        ("values, idx = x.max(dim=-1)", "values"),
+        ("values, idx = x.max(dim=-1)", "idx"),
+        ("values, idx = torch.max(x, 1)", "idx"),
+        ("v, i = x.topk(3)", "i"),
+        ("s, order = torch.sort(x)", "order"),
+        ("u, counts = torch.unique(x, return_counts=True)", "counts"),
+        ("a, b = x.split(2, dim=1)", "b"),
+        ("first = x.chunk(3)[0]", "first"),
+        ("top = x.max(dim=1).values", "top"),
+        ("w = torch.where(x > 0, x, y)", "w"),
+        ("scores, labels = x.sigmoid().max(dim=-1)", "labels"),
+    ],
+)
+def test_tensors_from_tuple_results(binding, name):
+    code = f"import torch\ndef f(x: torch.Tensor, y):\n    {binding}\n"
+    assert kind_of(code, name) is Kind.TENSOR
+
+
+def test_split_pieces_in_a_loop_are_tensors_and_the_split_is_not():
+    found = facts("import torch\ndef f(x: torch.Tensor):\n    parts = x.split(2)\n    for p in parts:\n        use(p, parts)\n")
+    assert found["p"] is Kind.TENSOR
+    assert found["parts"] is Kind.TENSORS
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "grid.tolist()", "grid.numel()", "grid.any(dim=1)", "grid.sum(dim=-1)", "grid.masked_fill(m, 0)",
+        "grid.size(0)", "grid.unsqueeze(0)", "grid[grid > 0]", "F.relu(grid)", "torch.sigmoid(grid)",
+    ],
+)
+def test_unannotated_names_become_tensors_from_their_uses(use):
+    code = (
+        "import torch\nimport torch.nn.functional as F\n"
+        f"def f(grid, m):\n    y = {use}\n"
+    )
+    assert kind_of(code, "grid") is Kind.TENSOR
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "grid.sum()", "grid.any()", "len(grid)", "grid + 1", "torch.stack(grid)",
+        "torch.zeros(grid)", "torch.tensor(grid)", "grid.split(',')",
+    ],
+)
+def test_uses_that_lists_strings_or_arrays_allow_are_no_evidence(use):
+    code = f"import torch\ndef f(grid):\n    y = {use}\n"
+    assert kind_of(code, "grid") is None
+
+
+def test_tolist_is_no_evidence_in_a_file_that_imports_numpy():
+    code = "import numpy as np\nimport torch\ndef f(grid):\n    y = grid.tolist()\n"
+    assert kind_of(code, "grid") is None
+
+
+@pytest.mark.parametrize(
+    "against",
+    [
+        'if kernel == "fir":\n        pass',
+        'if kernel in ("fir", "iir"):\n        pass',
+        "if isinstance(kernel, (str, int, list)):\n        pass",
+        "kernel.append(1)",
+        "kernel = (1, 3, 3, 1)",
+    ],
+)
+def test_evidence_against_wins_over_an_annotation(against):
+    code = f"import torch\ndef f(kernel: torch.Tensor):\n    {against}\n    y = kernel.sum(dim=0)\n"
+    assert kind_of(code, "kernel") is None
+
+
+def test_an_isinstance_check_for_tensor_is_not_evidence_against():
+    code = "import torch\ndef f(x):\n    if isinstance(x, torch.Tensor):\n        y = x.numel()\n"
+    assert kind_of(code, "x") is Kind.TENSOR
+
+
+def test_non_tensor_annotations_are_evidence_against():
+    code = "import torch\ndef f(x: int, y: list[int]):\n    a = x.size(0)\n    b = y.tolist()\n"
+    assert kind_of(code, "x") is None
+    assert kind_of(code, "y") is None
+
+
+def test_evidence_is_per_binding():
+    # `feats` is a list of tensors until it is rebound to a tensor: only the tensor is one
+    code = """\
+import torch
+def f(model, x):
+    feats = model(x)
+    for a in feats:
+        use(feats)
+    feats = torch.cat(feats, 1)
+    feats.sum(dim=1)
+"""
+    found = facts(code)
+    assert found["feats"] is Kind.TENSOR  # the last use, after the rebinding
+    assert codes_at(code) == []  # the loop over the list is no tensor iteration
+
+
+def test_tensor_only_methods_make_tensors_of_unknown_receivers():
+    code = "import torch\ndef f(coords):\n    sentinel = (coords == -1).all(dim=-1)\n"
+    assert kind_of(code, "sentinel") is Kind.TENSOR
+    code = "import torch\ndef f(coords):\n    sentinel = (coords == -1).all()\n"
+    assert kind_of(code, "sentinel") is None  # numpy and Python lists answer .all() too
+
+
+@pytest.mark.parametrize(
+    "layer, call",
+    [
+        ("nn.Linear(8, 8)", "self.proj(x)"),
+        ("nn.Conv2d(3, 8, 3)", "self.proj(x)"),
+        ("nn.Dropout(0.1)", "self.proj(x)"),
+        ("torch.nn.LayerNorm(8)", "self.proj(x)"),
+    ],
+)
+def test_calls_of_nn_layers_are_tensors(layer, call):
+    code = f"""\
+import torch
+import torch.nn as nn
+class M(nn.Module):
+    def __init__(self):
+        self.proj = {layer}
+    def forward(self, x):
+        h = {call}
+        use(h)
+"""
+    assert facts(code)["h"] is Kind.TENSOR
+
+
+@pytest.mark.parametrize("layer", ["nn.LSTM(8, 8)", "nn.MultiheadAttention(8, 2)", "Block(8)", "nn.ModuleList()"])
+def test_calls_of_tuple_returning_or_unknown_modules_are_not_tensors(layer):
+    code = f"""\
+import torch
+import torch.nn as nn
+class M(nn.Module):
+    def __init__(self):
+        self.proj = {layer}
+    def forward(self, x):
+        h = self.proj(x)
+        use(h)
+"""
+    assert "h" not in facts(code)
+
+
+def test_hazards_found_through_evidence():
+    code = """\
+import torch
+def rope(x, grid_sizes):
+    for i, (f, h, w) in enumerate(grid_sizes.tolist()):
+        pass
+def post(logits, boxes, t):
+    scores, labels = logits.sigmoid().max(dim=-1)
+    return boxes[scores > t]
+def check(coords):
+    sentinel = (coords == -1).all(dim=-1)
+    if sentinel.any():
+        pass
+    n = int((~sentinel).sum())
+def scatter(x, logits, e):
+    labels = logits.argmax(dim=-1)
+    x[labels == 2] += e
+    x[labels == 3] = e
+"""
+    assert codes_at(code) == [
+        (3, 35, "ZL302"), (7, 12, "ZL305"), (10, 8, "ZL303"), (12, 9, "ZL301"), (15, 5, "ZL305"),
+    ]
+
+
+def test_string_compared_parameter_is_no_tensor_branch():
+    code = """\
+import torch
+def upsample(x: torch.Tensor, kernel: torch.Tensor):
+    if kernel == "fir":
+        return x
+    if x.any():
+        return x
+"""
+    assert codes_at(code) == [(5, 8, "ZL303")]
