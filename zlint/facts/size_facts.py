@@ -229,7 +229,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         return None
 
     def _is_parameter(self, node: cst.BaseExpression) -> bool:
-        """``self.weight`` registered as a parameter/buffer, or any ``self.<...>.weight/.bias``:
+        """``self.table`` registered as a parameter/buffer, or ``self.<...>.weight/.bias``:
         dynamo keeps the shapes of parameters and buffers static."""
         if not isinstance(node, cst.Attribute):
             return False
@@ -239,7 +239,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         if not (isinstance(root, cst.Name) and root.value == "self"):
             return False
         attr = node.attr.value
-        if attr in {"weight", "bias"} and node.value is not root:
+        if attr in {"weight", "bias"}:
             return True
         return node.value is root and bool(self._classes) and attr in self._classes[-1][1].parameters
 
@@ -862,6 +862,8 @@ def _identifier(node: cst.BaseExpression) -> str | None:
 def names_width(node: cst.BaseExpression) -> bool:
     """``self.in_channels``, ``config.hidden_size``, ``num_heads``, ``embed_dim``: a name for a
     width the model fixes (not a limit such as ``max_position_embeddings``)."""
+    if isinstance(node, cst.BinaryOperation):  # self.num_heads * self.head_dim
+        return names_width(node.left) or names_width(node.right)
     name = _identifier(node)
     if not name:
         return False
