@@ -169,3 +169,23 @@ def f(out: torch.Tensor, logits: torch.Tensor, x: torch.Tensor, m: torch.BoolTen
     return out
 """
     assert zl3(code) == []
+
+
+def test_tensors_used_as_sizes_are_read_into_python():
+    code = """\
+import torch
+def f(x: torch.Tensor, counts, n: int, idx):
+    m = counts.max(dim=0).values
+    for i in range(counts.sum(dim=0)):
+        pass
+    a = torch.zeros(m, 3)
+    b = x[: m]
+    c = x[:n]
+    d = torch.zeros(n, 3)
+    e = torch.full((3,), m)
+    g = x[x.shape[0] - 1:]
+    h = torch.arange(x.shape[0])
+    k = x[idx]
+"""
+    assert zl3(code) == [(4, 14, "ZL301"), (6, 9, "ZL301"), (7, 13, "ZL301")]
+    assert "is a tensor used as a size: graph break" in lint(code, ZL3)[0].message
