@@ -195,3 +195,27 @@ def upsample(x: torch.Tensor, kernel: torch.Tensor):
         return x
 """
     assert codes_at(code) == [(5, 8, "ZL303")]
+
+
+@pytest.mark.parametrize(
+    "layer, arg, expected",
+    [
+        ("Block(8)", "x", Kind.TENSOR),
+        ("layers.Mlp(8)", "x", Kind.TENSOR),
+        ("Block(8)", "names", None),
+        ("OrderedDict()", "x", None),
+        ("BlockConfig()", "x", None),
+    ],
+)
+def test_calls_of_other_module_attributes_on_tensors_are_tensors(layer, arg, expected):
+    code = f"""\
+import torch
+import torch.nn as nn
+class M(nn.Module):
+    def __init__(self):
+        self.proj = {layer}
+    def forward(self, x: torch.Tensor, names):
+        h = self.proj({arg})
+        use(h)
+"""
+    assert facts(code).get("h") is expected

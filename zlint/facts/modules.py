@@ -38,7 +38,8 @@ PARAMETER_TYPES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter
 class ClassFacts:
     """The ``self.<attr>`` names of one class: layer kind per attribute, and parameters/buffers."""
 
-    #: attr -> "channels", "features" or "tensor" (another torch.nn layer returning a tensor)
+    #: attr -> "channels", "features", "tensor" (another torch.nn layer returning a tensor) or
+    #: "module" (another class instantiated: a tensor when called with a tensor)
     layers: dict[str, str] = field(default_factory=dict)
     parameters: frozenset[str] = frozenset()
 
@@ -55,6 +56,19 @@ def layer_kind(qualified: str | None) -> str | None:
     if last in FEATURE_LAYERS:
         return "features"
     return "tensor"
+
+
+#: Capitalized callables that build containers or configs, not modules
+NOT_MODULES = frozenset({"OrderedDict", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Parameter"})
+
+
+def _instantiates_module(func: cst.BaseExpression, qualified: str | None) -> bool:
+    """``Block(...)``, ``layers.Mlp(...)``: a class instantiation that may be a module (not a
+    container, a config, or a torch.nn layer known to return a tuple)."""
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if not name[:1].isupper() or name.isupper() or name in NOT_MODULES or name.endswith(("Config", "Dict", "List")):
+        return False
+    return not (qualified or "").startswith("torch.nn.")  # torch.nn ones are classified exactly
 
 
 def _self_attribute(node: cst.BaseExpression) -> str | None:
@@ -106,5 +120,7 @@ def _read(statement: cst.BaseSmallStatement, qualify, layers: dict[str, str], pa
             parameters.add(attr)
             continue
         kind = layer_kind(qual)
+        if kind is None and _instantiates_module(value.func, qual):
+            kind = "module"  # self.block = Block(...): a tensor when called on a tensor
         if kind is not None:
             layers[attr] = kind

@@ -529,7 +529,10 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                 return RANK
             if isinstance(func.value, cst.Name) and func.value.value == "self" and self._index is not None:
                 layer = self._layer_of(func)
-                if layer is not None:
+                if layer == "module":
+                    if any(self._kind(a.value) is Kind.TENSOR for a in positional):
+                        return TENSOR
+                elif layer is not None:
                     return self._tensor_with_dims(
                         frozenset({1}) if layer == "channels" else frozenset({-1}) if layer == "features" else frozenset()
                     )
