@@ -219,3 +219,8 @@ class M(nn.Module):
         use(h)
 """
     assert facts(code).get("h") is expected
+
+
+def test_imported_modules_are_not_tensors_from_their_keywords():
+    found = facts("import torch\nimport numpy as np\ndef f(xs):\n    y = torch.cat(xs, dim=1)\n    use(torch, np)\n")
+    assert "torch" not in found and "np" not in found

@@ -148,7 +148,10 @@ class _Scan(cst.CSTVisitor):
         return False
 
     def _key(self, node: cst.BaseExpression) -> tuple[str, int] | None:
-        return self.bindings.key(node.value) if isinstance(node, cst.Name) else None
+        # an imported name (`torch` in `torch.cat(xs, dim=1)`) is a module, not a value
+        if isinstance(node, cst.Name) and self.qualify(node) is None:
+            return self.bindings.key(node.value)
+        return None
 
     def _for(self, node: cst.BaseExpression) -> None:
         key = self._key(node)
