@@ -196,3 +196,18 @@ def f(x, seq_len):
         pass
 """
     assert codes_at(code) == []
+
+
+def test_a_loop_counter_is_no_threshold():
+    code = """\
+import torch
+def f(x: torch.Tensor, steps):
+    for i, t in enumerate(steps):
+        if i + 1 == x.shape[0]:
+            pass
+    for j in range(3):
+        if x.shape[0] > j:
+            pass
+    j = 4
+"""
+    assert codes_at(code) == []

@@ -224,3 +224,24 @@ class M(nn.Module):
 def test_imported_modules_are_not_tensors_from_their_keywords():
     found = facts("import torch\nimport numpy as np\ndef f(xs):\n    y = torch.cat(xs, dim=1)\n    use(torch, np)\n")
     assert "torch" not in found and "np" not in found
+
+
+def test_numpy_files_read_shape_as_sized_but_not_as_a_tensor():
+    code = "import numpy as np\nimport torch\ndef f(a):\n    n = len(a)\n    k = a.shape[0]\n"
+    found = facts(code + "    use(a, n)\n")
+    assert "a" not in found and found["n"] is Kind.SIZE
+    code = "import torch\ndef f(a):\n    n = len(a)\n    k = a.shape[0]\n"
+    assert facts(code + "    use(a)\n")["a"] is Kind.TENSOR
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "m = slice(None) if s is None else (x == s)",
+        "m = np.where(c, 1, 0)",
+        "m = x.astype(np.float32)",
+    ],
+)
+def test_values_that_may_be_python_or_numpy_are_not_tensors(binding):
+    code = f"import numpy as np\nimport torch\ndef f(x, s, c):\n    {binding}\n    y = torch.nonzero(m)\n"
+    assert kind_of(code, "m") is None

@@ -22,10 +22,11 @@ import libcst as cst
 
 from zlint.batched import visit
 
-#: Attributes only tensors (and arrays, which torch code rarely mixes in) have.
-TENSOR_ATTRIBUTES = frozenset(
-    {"shape", "ndim", "dtype", "device", "is_cuda", "requires_grad", "grad_fn", "is_sparse", "layout"}
-)
+#: Attributes only tensors have.
+TENSOR_ATTRIBUTES = frozenset({"device", "is_cuda", "requires_grad", "grad_fn", "is_sparse", "layout"})
+#: Attributes tensors share with numpy arrays: evidence only in a file that does not import
+#: numpy; in one that does, enough to call ``len()`` of the name a size (an array's is one too).
+SHAPED_ATTRIBUTES = frozenset({"shape", "ndim", "dtype"})
 #: Methods only a tensor has (numpy's spelling differs: ``axis=``, ``astype``, ``.size`` attribute).
 TENSOR_METHODS = frozenset(
     {
@@ -51,6 +52,7 @@ NON_TENSOR_METHODS = frozenset(
         "append", "extend", "insert", "items", "keys", "values", "startswith", "endswith", "lower",
         "upper", "strip", "lstrip", "rstrip", "format", "encode", "decode", "get", "update",
         "setdefault", "popitem", "join", "replace", "splitlines", "isdigit", "remove", "discard",
+        "astype", "copy", "tobytes", "ravel",
     }
 )
 #: Non-tensor types in ``isinstance`` checks.
@@ -88,6 +90,8 @@ class Evidence:
 
     tensor: set[tuple[str, int]] = field(default_factory=set)
     against: set[tuple[str, int]] = field(default_factory=set)
+    #: shape, ndim or dtype read (a tensor or an array): len() of it is a size
+    shaped: set[tuple[str, int]] = field(default_factory=set)
     static_dims: dict[tuple[str, int], frozenset[int]] = field(default_factory=dict)
 
     def is_tensor(self, key: tuple[str, int]) -> bool:
@@ -132,6 +136,7 @@ class _Scan(cst.CSTVisitor):
         numpy: bool,
     ) -> None:
         self.qualify = qualify
+        self.numpy = numpy
         self.tensor_methods = TENSOR_METHODS if numpy else TENSOR_METHODS | NUMPY_SHARED_METHODS
         self.layer_of = layer_of  # "channels"/"features"/... for a call's func, else None
         self.bindings = Bindings()
@@ -165,7 +170,12 @@ class _Scan(cst.CSTVisitor):
 
     # -- bindings (same events as SizeFactsProvider) --------------------------------------
     def leave_Assign(self, original_node: cst.Assign) -> None:
-        literal = _is_literal(original_node.value)
+        value = original_node.value
+        literal = _is_literal(value) or _builds_python_value(value) or (
+            isinstance(value, cst.Call) and (self.qualify(value.func) or "").startswith("numpy.")
+        )
+        if isinstance(value, cst.IfExp):  # `slice(None) if a is None else mask`: maybe no tensor
+            literal = any(_is_literal(v) or _builds_python_value(v) for v in (value.body, value.orelse))
         for target in original_node.targets:
             for name in self.bindings.bind(target.target):
                 if literal:
@@ -182,8 +192,13 @@ class _Scan(cst.CSTVisitor):
 
     # -- uses -----------------------------------------------------------------------------
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in TENSOR_ATTRIBUTES:
+        attr = node.attr.value
+        if attr in TENSOR_ATTRIBUTES or (attr in SHAPED_ATTRIBUTES and not self.numpy):
             self._for(node.value)
+        elif attr in SHAPED_ATTRIBUTES:
+            key = self._key(node.value)
+            if key is not None:
+                self.evidence.shaped.add(key)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -256,6 +271,18 @@ def _holds_strings(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Tuple, cst.List, cst.Set)) and any(
         isinstance(e.value, (cst.SimpleString, cst.ConcatenatedString)) for e in node.elements
     )
+
+
+def _builds_python_value(node: cst.BaseExpression) -> bool:
+    """``slice(None)``, ``list(x)``, ``x.astype(...)``, ``t.numpy()``: a Python or numpy value."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value in {"astype", "numpy", "tobytes", "ravel", "tolist"}
+    return isinstance(func, cst.Name) and func.value in {
+        "slice", "list", "tuple", "dict", "set", "str", "range", "int", "float",
+    }
 
 
 def _is_literal(node: cst.BaseExpression) -> bool:

@@ -22,6 +22,7 @@ from zlint.facts.evidence import (
     DIM_KEYWORDS,
     FEATURE_OPS,
     NUMPY_SHARED_METHODS,
+    SHAPED_ATTRIBUTES,
     TENSOR_ATTRIBUTES,
     TENSOR_METHODS,
     Bindings,
@@ -93,7 +94,8 @@ SIZE_WORDS = frozenset({"size", "shape", "numel", "nelement", "len"})
 #: import, a "Tensor"/"torch.Tensor" string annotation, or a use only a tensor allows
 #: (zlint.facts.evidence: ``.tolist()``, ``.any(dim=1)``, ``.sigmoid()``).
 TENSOR_WORDS = frozenset(
-    {"torch", "Tensor"} | TENSOR_ATTRIBUTES | TENSOR_METHODS | NUMPY_SHARED_METHODS | DIM_KEYWORDS
+    {"torch", "Tensor"} | TENSOR_ATTRIBUTES | SHAPED_ATTRIBUTES | TENSOR_METHODS | NUMPY_SHARED_METHODS
+    | DIM_KEYWORDS
 )
 
 SIZE = Fact(Kind.SIZE)
@@ -136,7 +138,7 @@ NON_TENSOR_METHODS = frozenset(
         "storage_offset", "is_contiguous", "is_floating_point", "is_complex", "data_ptr",
         "element_size", "get_device", "numpy", "unbind", "split", "chunk", "tensor_split",
         "type", "is_set_to", "equal", "__len__", "untyped_storage", "storage", "keys",
-        "values", "items", "get", "pop", "append", "extend",
+        "values", "items", "get", "pop", "append", "extend", "astype", "copy",
     }
 )
 # torch.* callables that do not return a tensor.
@@ -192,6 +194,8 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         self._functions: list[cst.FunctionDef | cst.Lambda] = []
         #: per enclosing function: the bindings counted so far and the evidence of its body
         self._bindings: list[Bindings] = []
+        #: per enclosing function: names bound as loop targets (counters of unrolled loops)
+        self._loop_targets: list[set[str]] = []
         self._evidence: list[Evidence] = []
         self._facts: dict[int, Fact] = {}
         #: per enclosing class: its self.<attr> names that hold Python containers
@@ -333,6 +337,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         self._env = self._env.new_child()
         self._functions.append(node)
         self._bindings.append(Bindings())
+        self._loop_targets.append(set())
         evidence = (
             scan_function(node, self.imports.qualify, self._layer_of, self.imports.imports("numpy"))
             if self.imports.imports_torch
@@ -345,6 +350,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         self._env = self._env.parents
         self._functions.pop()
         self._bindings.pop()
+        self._loop_targets.pop()
         self._evidence.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -427,6 +433,8 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         fact = SIZE if kind is Kind.SHAPE else STATIC if kind is Kind.STATIC else TENSOR if kind is Kind.TENSORS else None
         self._count(node.target)
         self._bind(node.target, fact, None)
+        if self._bindings and isinstance(node.target, (cst.Name, cst.Tuple)):
+            self._loop_targets[-1].update(_names(node.target))
 
     # -- expressions (post-order: children already have facts) --------------------------
     def leave_Name(self, original_node: cst.Name) -> None:
@@ -577,6 +585,11 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                     return RANK
                 if kind is Kind.TENSOR:
                     return SIZE
+                if kind is None and isinstance(arg, cst.Name) and self._evidence:
+                    # x.shape read in a numpy-importing file: a tensor or an array, sized either way
+                    key = self._bindings[-1].key(arg.value)
+                    if key in self._evidence[-1].shaped and not self._evidence[-1].not_tensor(key):
+                        return SIZE
                 return STATIC if kind is Kind.STATIC else None
             if name in {"int", "round", "abs"} and positional:
                 return SIZE if self._kind(positional[0].value) is Kind.SIZE else None
@@ -792,12 +805,16 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         if self._kind(node) is not None:
             return False
         if isinstance(node, cst.Name):
-            return node.value not in {"None", "True", "False"}
+            # `i == n - 1` in `for i, t in enumerate(...)`: the loop, not the comparison, costs
+            in_loop = bool(self._loop_targets) and node.value in self._loop_targets[-1]
+            return node.value not in {"None", "True", "False"} and not in_loop
         if isinstance(node, cst.Attribute):
             return True
         if isinstance(node, cst.Subscript):  # config["max_len"], sizes[i]
             return isinstance(node.value, (cst.Name, cst.Attribute))
-        return isinstance(node, cst.BinaryOperation)  # 2 * self.window
+        if isinstance(node, cst.BinaryOperation):  # 2 * self.window
+            return all(number_literal(side) is not None or self._is_threshold(side) for side in (node.left, node.right))
+        return False
 
     def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: int | float) -> tuple[Versus, str | None]:
         """What ``own op value`` compares the underlying size with: ``n - 3 > 0`` is ``n > 3``,
@@ -872,6 +889,14 @@ def names_width(node: cst.BaseExpression) -> bool:
         return False
     words = set(name.lower().split("_"))
     return bool(words & WIDTH_WORDS) and not words & LIMIT_WORDS
+
+
+def _names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names(e.value)]
+    return []
 
 
 def _is_any(node: cst.BaseExpression) -> bool:
