@@ -87,8 +87,8 @@ def tensor_as_range_bound(x, c):
     return x
 
 
-ROWS = lambda n: (torch.ones(n, 3),)  # noqa: E731
-VECTOR = lambda n: (torch.arange(n).float(),)  # noqa: E731
+ROWS = lambda n: (torch.ones(n, 3),)
+VECTOR = lambda n: (torch.arange(n).float(),)
 
 
 @pytest.mark.parametrize("fn", [attribute_threshold, derived_threshold, generator_threshold])

@@ -15,8 +15,8 @@ dim 1, one fed to ``nn.Linear``/``LayerNorm`` a fixed last dim (the layer's weig
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import libcst as cst
 
@@ -39,7 +39,7 @@ TENSOR_METHODS = frozenset(
         "log_softmax", "sigmoid", "relu", "bmm", "matmul", "repeat_interleave", "unbind", "narrow", "flip",
         "topk", "argsort", "element_size", "data_ptr", "is_contiguous", "stride", "view",
         "unflatten", "logical_not", "logical_and", "logical_or", "bitwise_not", "numpy",
-        "new", "pin_memory", "is_floating_point", "split_with_sizes", "half", "clamp_min",
+        "new", "pin_memory", "is_floating_point", "split_with_sizes",
     }
 )
 #: Methods numpy arrays share with tensors: evidence only in a file that does not import numpy.

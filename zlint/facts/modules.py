@@ -9,8 +9,8 @@ tells that ``x``'s last dim is fixed too; ``self.weight = nn.Parameter(...)`` an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import libcst as cst
 

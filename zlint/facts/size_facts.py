@@ -1,10 +1,17 @@
 """Which expressions are symbolic tensor sizes, which are static, which are tensors.
 
 One LibCST metadata provider computes this once per file, in source order, and every rule reads
-it. The facts are deliberately conservative: an expression is a *size* only when it is derived
-from a tensor's shape (``x.size(0)``, ``x.shape[-1]``, ``len(t)`` on a known tensor, names bound
-from those, arithmetic on them). Ranks (``x.dim()``, ``x.ndim``, ``len(x.shape)``) are static and
-plain Python ints are unknown, so rules stay quiet on them.
+it. An expression is a *size* only when it is derived from a tensor's shape (``x.size(0)``,
+``x.shape[-1]``, ``len(t)`` on a tensor, names bound from those, arithmetic on them, a call of a
+same-module helper that returns one). A size is *static* (Kind.STATIC, never reported) when the
+code fixes it: dims of parameters and buffers, the channel dim of a conv input or output, the
+feature dim of a ``Linear``/``LayerNorm`` input or output. Ranks (``x.dim()``, ``x.ndim``,
+``len(x.shape)``) are static and plain Python ints are unknown, so rules stay quiet on them.
+
+A name is a *tensor* when it is bound from a torch function or tensor method (tuple results
+such as ``x.max(dim=1)`` give Kind.TENSORS, whose elements are tensors), from a call of an
+``nn`` layer attribute, or when the function's own code uses it as only a tensor can
+(:mod:`zlint.facts.evidence`, kept per binding of the name); evidence against wins.
 """
 
 from __future__ import annotations
@@ -176,8 +183,8 @@ COMPARISON_OPS = (
 class SizeFactsProvider(BatchableMetadataProvider[Fact]):
     """Sets a :class:`Fact` on every expression that is a size, shape, rank, tensor or size bool.
 
-    Names are resolved flow-insensitively in source order within a function: the most recent
-    binding above a use wins. Nested functions see their enclosing function's bindings.
+    Names are resolved in source order within a function: the most recent binding above a use
+    wins (branches are not joined). Nested functions see their enclosing function's bindings.
     """
 
     @classmethod
@@ -816,7 +823,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
             return all(number_literal(side) is not None or self._is_threshold(side) for side in (node.left, node.right))
         return False
 
-    def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: int | float) -> tuple[Versus, str | None]:
+    def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: float) -> tuple[Versus, str | None]:
         """What ``own op value`` compares the underlying size with: ``n - 3 > 0`` is ``n > 3``,
         ``n - c > 0`` is ``n > c``, ``n // 4 > 0`` is ``n >= 4``; ``n >= 2`` is ``n > 1``."""
         while isinstance(own, cst.BinaryOperation):
