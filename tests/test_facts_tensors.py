@@ -245,3 +245,18 @@ def test_numpy_files_read_shape_as_sized_but_not_as_a_tensor():
 def test_values_that_may_be_python_or_numpy_are_not_tensors(binding):
     code = f"import numpy as np\nimport torch\ndef f(x, s, c):\n    {binding}\n    y = torch.nonzero(m)\n"
     assert kind_of(code, "m") is None
+
+
+def test_a_module_result_unpacked_into_names_is_a_tuple_of_tensors():
+    code = """\
+import torch
+import torch.nn as nn
+class M(nn.Module):
+    def __init__(self):
+        self.rotary = Rotary(8)
+    def forward(self, x: torch.Tensor):
+        cos, sin = self.rotary(x)
+        use(cos)
+"""
+    assert facts(code)["cos"] is Kind.TENSOR
+    assert codes_at(code) == []  # not a tensor unpacked (ZL203)

@@ -254,6 +254,10 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
             return True
         return node.value is root and bool(self._classes) and attr in self._classes[-1][1].parameters
 
+    def _is_module_call(self, node: cst.BaseExpression) -> bool:
+        """``self.block(x)`` where ``self.block`` holds a module of a class zlint does not know."""
+        return isinstance(node, cst.Call) and self._layer_of(node.func) == "module"
+
     def _tensor_with_dims(self, dims: frozenset[int]) -> Fact:
         return Fact(Kind.TENSOR, static_dims=dims) if dims else TENSOR
 
@@ -409,6 +413,13 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
     # -- bindings ------------------------------------------------------------------------
     def leave_Assign(self, original_node: cst.Assign) -> None:
         fact = self.fact(original_node.value)
+        if (
+            fact is not None and fact.kind is Kind.TENSOR and self._is_module_call(original_node.value)
+            and any(isinstance(t.target, (cst.Tuple, cst.List)) for t in original_node.targets)
+        ):
+            # `cos, sin = self.rotary_emb(x)`: a module whose result is unpacked returns a tuple
+            fact = TENSORS
+            self._set(original_node.value, fact)
         for target in original_node.targets:
             self._count(target.target)
             self._bind(target.target, fact, original_node.value)

@@ -39,7 +39,7 @@ def torch_function(call: cst.Call, imports: ImportMap) -> str | None:
 
 
 
-SNIPPET = 30
+SNIPPET = 28
 
 
 def snippet(context, node: cst.CSTNode) -> str:

@@ -26,7 +26,7 @@ class SizeComparedWithZeroOrOne(BranchRule):
             verb = "passes on" if where is Where.ARGUMENT else "branches on"
             self.report_once(
                 comparison,
-                f"`{snippet(self.context, comparison)}` {verb} a size being 0 or 1: blocks single-graph "
-                "mode; use torch._check or torch.cond",
+                f"`{snippet(self.context, comparison)}` {verb} a size being 0/1: blocks single-graph "
+                "mode; use torch._check",
                 tier="single-graph",
             )

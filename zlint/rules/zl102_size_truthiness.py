@@ -23,6 +23,6 @@ class SizeTruthiness(BranchRule):
         self.report_once(
             atom,
             f"`{snippet(self.context, atom)}` tests a size for truth: blocks single-graph mode; "
-            "handle size 0 branch-free or torch._check(n > 0)",
+            "handle 0 branch-free",
             tier="single-graph",
         )

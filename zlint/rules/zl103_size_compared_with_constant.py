@@ -28,15 +28,15 @@ class SizeComparedWithConstant(BranchRule):
                 continue  # ZL101's finding
             # a threshold may be a literal, an attribute, a parameter or a constant (own.constants)
             if Versus.CONSTANT in own.versus:
-                what = "a size with a threshold"
+                what = "a size threshold"
             elif Versus.SIZE in own.versus:
-                what = "two sizes"
+                what = "a size relation"
             elif Versus.DIVISIBILITY in own.versus:
-                what = "a size with a divisor"
+                what = "a divisibility test"
             else:
                 continue
             self.report_once(
                 comparison,
-                f"`{snippet(self.context, comparison)}` compares {what}: recompiles when it flips; "
+                f"`{snippet(self.context, comparison)}` is {what}: recompiles when it flips; "
                 "torch._check it or use torch.cond",
             )

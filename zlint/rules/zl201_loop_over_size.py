@@ -51,7 +51,7 @@ class LoopOverSize(Rule):
             if isinstance(items, (cst.List, cst.Tuple)) and fact is not None and fact.kind is Kind.SIZE:
                 self.report(
                     node,
-                    f"`{snippet(self.context, node)}` builds a list as long as a size: recompiles for "
-                    "every size; use a tensor op",
+                    f"`{snippet(self.context, node)}` is a list as long as a size: recompiles for "
+                    "every size",
                 )
                 return

@@ -28,7 +28,7 @@ class TensorUnpacking(Rule):
                 count = len(target.target.elements)
                 self.report(
                     node.value,
-                    f"unpacking `{snippet(self.context, node.value)}` into {count} names pins its first "
-                    "dim: errors under mark_dynamic; index it (x[0], x[1])",
+                    f"unpacking `{snippet(self.context, node.value)}` pins its first dim to {count}: "
+                    "errors under mark_dynamic; index it",
                 )
                 return

@@ -34,6 +34,6 @@ class BranchOnTensorValue(BranchRule):
             return
         self.report_once(
             atom,
-            f"`{snippet(self.context, atom)}` branches on a tensor's value: graph break; use "
-            "torch.where or torch.cond",
+            f"`{snippet(self.context, atom)}` branches on a tensor value: graph break; use "
+            "torch.where",
         )
