@@ -260,3 +260,31 @@ class M(nn.Module):
 """
     assert facts(code)["cos"] is Kind.TENSOR
     assert codes_at(code) == []  # not a tensor unpacked (ZL203)
+
+
+def test_unpacking_a_literal_tuple_judges_each_element():
+    code = """\
+import torch
+def f(xs):
+    boxes = []
+    boxes.append(xs)
+    boxes, other = (torch.stack(boxes), [])
+    use(other)
+    mask = boxes >= 0
+    y = boxes[mask]
+"""
+    assert facts(code + "    use(boxes)\n")["boxes"] is Kind.TENSOR
+    assert facts(code)["other"] is Kind.CONTAINER
+    assert [c for _, _, c in codes_at(code)] == ["ZL305"]
+
+
+def test_a_function_that_handles_both_cases_keeps_the_tensor():
+    code = """\
+import torch
+def f(shape: torch.Tensor):
+    if isinstance(shape, tuple):
+        return shape
+    elif isinstance(shape, torch.Tensor):
+        return int(shape[0])
+"""
+    assert [c for _, _, c in codes_at(code)] == ["ZL301"]

@@ -141,6 +141,9 @@ class _Scan(cst.CSTVisitor):
         self.layer_of = layer_of  # "channels"/"features"/... for a call's func, else None
         self.bindings = Bindings()
         self.evidence = Evidence()
+        #: isinstance checks: with non-tensor types only, and with a tensor type
+        self.checked_other: set[tuple[str, int]] = set()
+        self.checked_tensor: set[tuple[str, int]] = set()
 
     # nested scopes have their own walk
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -177,9 +180,19 @@ class _Scan(cst.CSTVisitor):
         if isinstance(value, cst.IfExp):  # `slice(None) if a is None else mask`: maybe no tensor
             literal = any(_is_literal(v) or _builds_python_value(v) for v in (value.body, value.orelse))
         for target in original_node.targets:
-            for name in self.bindings.bind(target.target):
+            names = self.bindings.bind(target.target)
+            if isinstance(target.target, cst.Name):
                 if literal:
-                    self.evidence.against.add(self.bindings.key(name))
+                    self.evidence.against.add(self.bindings.key(names[0]))
+            elif isinstance(target.target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+                # a, b = (torch.stack(a), []): each name gets its own element
+                pairs = zip(target.target.elements, value.elements)
+                if len(target.target.elements) == len(value.elements):
+                    for element, item in pairs:
+                        if isinstance(element.value, cst.Name) and (
+                            _is_literal(item.value) or _builds_python_value(item.value)
+                        ):
+                            self.evidence.against.add(self.bindings.key(element.value.value))
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         self.bindings.bind(original_node.target)
@@ -215,8 +228,11 @@ class _Scan(cst.CSTVisitor):
             types = node.args[1].value
             names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
             spelled = {self.qualify(n) or (n.value if isinstance(n, cst.Name) else "") for n in names}
-            if spelled and not any("Tensor" in s or "Parameter" in s for s in spelled) and spelled & NON_TENSOR_TYPES:
-                self._against(node.args[0].value)
+            key = self._key(node.args[0].value)
+            if key is not None and any("Tensor" in s or "Parameter" in s for s in spelled):
+                self.checked_tensor.add(key)  # the function handles the tensor case too
+            elif key is not None and spelled & NON_TENSOR_TYPES:
+                self.checked_other.add(key)
             return
         args = [a.value for a in node.args if a.keyword is None and not a.star]
         if not args:
@@ -306,4 +322,6 @@ def scan_function(
     ``numpy``: the file imports numpy, so ``.tolist()``/``.item()`` may be an array's."""
     scan = _Scan(qualify, layer_of, numpy)
     visit(function.body, scan)  # zlint.batched.visit: no node rebuilding
+    # isinstance(x, (list, tuple)) says x may be a list, unless the same code checks for a tensor
+    scan.evidence.against |= scan.checked_other - scan.checked_tensor
     return scan.evidence
