@@ -120,3 +120,22 @@ def test_reading_through_a_mask_in_an_augmented_assignment_breaks_the_graph():
 def test_a_tensor_as_a_range_bound_breaks_the_graph():
     _, breaks = sweep(tensor_as_range_bound, lambda n: (torch.ones(3), torch.tensor([n, 1])))
     assert breaks > 0
+
+
+def size_relation(x, y):
+    return x * 2 if x.shape[0] > y.shape[0] else x - 1
+
+
+def test_a_relation_of_two_varying_sizes_recompiles_when_it_flips():
+    import torch._dynamo as dynamo
+
+    def graphs(fn) -> int:
+        dynamo.reset()
+        count = Count()
+        compiled = torch.compile(fn, backend=count)
+        for n, m in [(2, 5), (3, 4), (5, 2), (6, 3), (4, 7), (9, 8)]:
+            compiled(torch.ones(n), torch.ones(m))
+        dynamo.reset()
+        return count.graphs
+
+    assert graphs(size_relation) > graphs(lambda x, y: x * 2)
