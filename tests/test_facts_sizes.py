@@ -85,6 +85,7 @@ def test_varying_dims_next_to_static_ones_are_reported(body, code):
         "x.shape[1] > limit", "x.shape[1] > LIMIT", "x.size(0) >= cfg['max_len']", "n > self.block_size",
         "n - self.block_size > 0", "n - 3 > 0", "n + 2 < 8", "n // 4 > 0", "2 * self.window < n",
         "any(c.size(1) < self.block_size for c in xs)", "(m := x.shape[0]) > 7", "4 < n < 64",
+        "n != self.pos_embed.shape[1] - 1",
     ],
 )
 def test_thresholds_are_zl103_in_the_default_tier(condition):
@@ -107,7 +108,7 @@ def test_derived_zero_one_comparisons_are_zl101_single_graph(condition):
     "condition",
     [
         "x.dim() == 1", "x.ndim > 2", "len(x.shape) == 4", "k > 4", "limit > 4", "name == 'fir'",
-        "n is None", "x.shape[1] == self.weight.shape[0]", "x.shape[-1] == hidden_size",
+        "n is None", "self.weight.shape[1] == self.weight.shape[0]", "x.shape[-1] == hidden_size",
     ],
 )
 def test_near_misses_are_quiet(condition):

@@ -809,6 +809,9 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                 value = number_literal(other_node)
                 if value is not None:
                     return self._versus_value(own_node, op if own_node is left else _flip(op), value)
+                if self._kind(other_node) is Kind.STATIC:
+                    # num_patches == num_positions (a parameter's dim): a constant the size meets
+                    return Versus.CONSTANT, _short(other_node)
                 if self._is_threshold(other_node):
                     if names_width(other_node):
                         return None  # x.shape[1] != self.in_channels: a dim the model fixes
@@ -931,7 +934,10 @@ def _arith(left: Fact | None, right: Fact | None) -> Fact | None:
     """The fact of ``left <op> right`` for arithmetic operators."""
     kinds = {f.kind if f else None for f in (left, right)}
     if Kind.TENSOR in kinds:
-        return TENSOR
+        # h * scale keeps h's fixed dims; a scalar cannot change them
+        tensors = [f for f in (left, right) if f is not None and f.kind is Kind.TENSOR]
+        dims = tensors[0].static_dims if len(tensors) == 1 else frozenset()
+        return Fact(Kind.TENSOR, static_dims=dims) if dims else TENSOR
     if Kind.SIZE in kinds:
         return SIZE
     if kinds & {Kind.RANK, Kind.STATIC} and kinds <= {Kind.RANK, Kind.STATIC, None}:
