@@ -89,9 +89,10 @@ def test_evidence_against_wins_over_an_annotation(against):
     assert kind_of(code, "kernel") is None
 
 
-def test_an_isinstance_check_for_tensor_is_not_evidence_against():
-    code = "import torch\ndef f(x):\n    if isinstance(x, torch.Tensor):\n        y = x.numel()\n"
-    assert kind_of(code, "x") is Kind.TENSOR
+def test_an_isinstance_check_for_tensor_narrows_its_branch_only():
+    code = "import torch\ndef f(x):\n    y = x.numel()\n    if isinstance(x, torch.Tensor):\n        use(x)\n"
+    assert facts(code)["x"] is Kind.TENSOR
+    assert kind_of(code, "x") is None  # after the branch: maybe no tensor
 
 
 def test_non_tensor_annotations_are_evidence_against():
@@ -288,3 +289,21 @@ def f(shape: torch.Tensor):
         return int(shape[0])
 """
     assert [c for _, _, c in codes_at(code)] == ["ZL301"]
+
+
+def test_isinstance_narrows_inside_its_branch():
+    code = """\
+import torch
+def convert(value):
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().sum(dim=0)
+    if isinstance(value, (list, tuple)):
+        return [convert(v) for v in value]
+    if isinstance(value, Config):
+        return [v for v in value]
+    return value
+def narrowed(x):
+    if isinstance(x, torch.Tensor):
+        return [r for r in x]
+"""
+    assert codes_at(code) == [(12, 28, "ZL202")]

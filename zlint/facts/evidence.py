@@ -324,4 +324,7 @@ def scan_function(
     visit(function.body, scan)  # zlint.batched.visit: no node rebuilding
     # isinstance(x, (list, tuple)) says x may be a list, unless the same code checks for a tensor
     scan.evidence.against |= scan.checked_other - scan.checked_tensor
+    # ... and code that asks whether x is a tensor does not know it is one: its tensor uses sit
+    # in the branch that asked (SizeFactsProvider narrows there), not everywhere
+    scan.evidence.tensor -= scan.checked_tensor
     return scan.evidence

@@ -26,6 +26,7 @@ from zlint.facts.literals import number_literal
 
 from zlint.facts.evidence import (
     CHANNEL_OPS,
+    NON_TENSOR_TYPES,
     DIM_KEYWORDS,
     FEATURE_OPS,
     NUMPY_SHARED_METHODS,
@@ -201,6 +202,8 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         self._functions: list[cst.FunctionDef | cst.Lambda] = []
         #: per enclosing function: the bindings counted so far and the evidence of its body
         self._bindings: list[Bindings] = []
+        #: isinstance narrowings of the enclosing if-bodies (None where the test is no isinstance)
+        self._narrowed: list[tuple[str, tuple[str, int], bool] | None] = []
         #: per enclosing function: names bound as loop targets (counters of unrolled loops)
         self._loop_targets: list[set[str]] = []
         self._evidence: list[Evidence] = []
@@ -465,7 +468,37 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                 fact = self._tensor_with_dims(evidence.static_dims.get(key, frozenset()))
             elif fact is not None and fact.kind is Kind.TENSOR and evidence.not_tensor(key):
                 fact = None  # compared with a string, isinstance(x, str): not a tensor here
+            for entry in reversed(self._narrowed):
+                if entry is None:
+                    continue
+                narrowed, binding, tensor = entry
+                if narrowed == name and binding == key:  # not rebound inside the branch
+                    fact = (fact if fact is not None and fact.kind is Kind.TENSOR else TENSOR) if tensor else None
+                    break
         self._set(original_node, fact)
+
+    # -- isinstance narrowing: `if isinstance(x, torch.Tensor):` / `if isinstance(x, list):` --
+    def visit_If_body(self, node: cst.If) -> None:
+        self._narrowed.append(self._narrowing(node.test))
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._narrowed.pop()
+
+    def _narrowing(self, test: cst.BaseExpression) -> tuple[str, tuple[str, int], bool] | None:
+        """``(name, binding, is_tensor)`` for a test ``isinstance(name, types)``."""
+        if not (
+            self._bindings and isinstance(test, cst.Call) and isinstance(test.func, cst.Name)
+            and test.func.value == "isinstance" and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)
+        ):
+            return None
+        name = test.args[0].value.value
+        types = test.args[1].value
+        names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        spelled = [self.imports.qualify(n) or (n.value if isinstance(n, cst.Name) else "") for n in names]
+        tensor = any(t in TENSOR_TYPES or t == "Tensor" for t in spelled)
+        if not tensor and not set(spelled) & NON_TENSOR_TYPES:
+            return None  # an unknown class: says nothing about tensors
+        return name, self._bindings[-1].key(name), tensor
 
     def leave_Attribute(self, original_node: cst.Attribute) -> None:
         attr = original_node.attr.value
