@@ -307,3 +307,15 @@ def narrowed(x):
         return [r for r in x]
 """
     assert codes_at(code) == [(12, 28, "ZL202")]
+
+
+def test_self_is_never_a_tensor_from_its_attributes():
+    code = """\
+import torch
+class Pipe:
+    def __call__(self, x):
+        device = self.device
+        for t in self.progress_bar(self.scheduler.timesteps):
+            pass
+"""
+    assert codes_at(code) == []

@@ -156,8 +156,9 @@ class _Scan(cst.CSTVisitor):
         return False
 
     def _key(self, node: cst.BaseExpression) -> tuple[str, int] | None:
-        # an imported name (`torch` in `torch.cat(xs, dim=1)`) is a module, not a value
-        if isinstance(node, cst.Name) and self.qualify(node) is None:
+        # an imported name (`torch` in `torch.cat(xs, dim=1)`) is a module, and `self.device`
+        # is a module's or pipeline's: neither is a tensor
+        if isinstance(node, cst.Name) and node.value not in {"self", "cls"} and self.qualify(node) is None:
             return self.bindings.key(node.value)
         return None
 
