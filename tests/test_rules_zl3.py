@@ -28,7 +28,7 @@ def f(x: torch.Tensor, y):
         (3, 9, "ZL301"), (4, 9, "ZL301"), (5, 9, "ZL301"), (6, 9, "ZL301"), (7, 9, "ZL301"),
         (8, 9, "ZL302"), (9, 9, "ZL302"),
     ]
-    assert "capture_scalar_outputs" in lint(code, ZL3)[0].message
+    assert "reads a tensor value into Python: graph break" in lint(code, ZL3)[0].message
 
 
 def test_python_numbers_sizes_and_numpy_are_quiet():
@@ -137,7 +137,6 @@ def f(x: torch.Tensor, r: torch.Tensor, idx: torch.Tensor, n_rep: int, mask):
     a = torch.where(x > 0, x, 0)
     b = torch.nonzero_static(x, size=4)
     x[x > 0] = 0
-    x[x < 0] += 1
     c = x[idx]
     d = x[:, 0]
     e = x[mask]
@@ -170,3 +169,23 @@ def f(out: torch.Tensor, logits: torch.Tensor, x: torch.Tensor, m: torch.BoolTen
     return out
 """
     assert zl3(code) == []
+
+
+def test_tensors_used_as_sizes_are_read_into_python():
+    code = """\
+import torch
+def f(x: torch.Tensor, counts, n: int, idx):
+    m = counts.max(dim=0).values
+    for i in range(counts.sum(dim=0)):
+        pass
+    a = torch.zeros(m, 3)
+    b = x[: m]
+    c = x[:n]
+    d = torch.zeros(n, 3)
+    e = torch.full((3,), m)
+    g = x[x.shape[0] - 1:]
+    h = torch.arange(x.shape[0])
+    k = x[idx]
+"""
+    assert zl3(code) == [(4, 14, "ZL301"), (6, 9, "ZL301"), (7, 13, "ZL301")]
+    assert "is a tensor used as a size: graph break" in lint(code, ZL3)[0].message

@@ -66,4 +66,8 @@ class ImportMap:
 
     @property
     def imports_torch(self) -> bool:
-        return any(q == "torch" or q.startswith("torch.") for q in self._names.values())
+        return self.imports("torch")
+
+    def imports(self, module: str) -> bool:
+        """Whether ``module`` (or something inside it) was imported."""
+        return any(q == module or q.startswith(module + ".") for q in self._names.values())

@@ -1,10 +1,17 @@
 """Which expressions are symbolic tensor sizes, which are static, which are tensors.
 
 One LibCST metadata provider computes this once per file, in source order, and every rule reads
-it. The facts are deliberately conservative: an expression is a *size* only when it is derived
-from a tensor's shape (``x.size(0)``, ``x.shape[-1]``, ``len(t)`` on a known tensor, names bound
-from those, arithmetic on them). Ranks (``x.dim()``, ``x.ndim``, ``len(x.shape)``) are static and
-plain Python ints are unknown, so rules stay quiet on them.
+it. An expression is a *size* only when it is derived from a tensor's shape (``x.size(0)``,
+``x.shape[-1]``, ``len(t)`` on a tensor, names bound from those, arithmetic on them, a call of a
+same-module helper that returns one). A size is *static* (Kind.STATIC, never reported) when the
+code fixes it: dims of parameters and buffers, the channel dim of a conv input or output, the
+feature dim of a ``Linear``/``LayerNorm`` input or output. Ranks (``x.dim()``, ``x.ndim``,
+``len(x.shape)``) are static and plain Python ints are unknown, so rules stay quiet on them.
+
+A name is a *tensor* when it is bound from a torch function or tensor method (tuple results
+such as ``x.max(dim=1)`` give Kind.TENSORS, whose elements are tensors), from a call of an
+``nn`` layer attribute, or when the function's own code uses it as only a tensor can
+(:mod:`zlint.facts.evidence`, kept per binding of the name); evidence against wins.
 """
 
 from __future__ import annotations
@@ -17,8 +24,22 @@ import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 from zlint.facts.literals import number_literal
 
-from zlint.batched import visit
+from zlint.facts.evidence import (
+    CHANNEL_OPS,
+    NON_TENSOR_TYPES,
+    DIM_KEYWORDS,
+    FEATURE_OPS,
+    NUMPY_SHARED_METHODS,
+    SHAPED_ATTRIBUTES,
+    TENSOR_ATTRIBUTES,
+    TENSOR_METHODS,
+    Bindings,
+    Evidence,
+    scan_function,
+)
+from zlint.facts.helpers import FunctionIndex, syntactic_size
 from zlint.facts.imports import ImportMap
+from zlint.facts.modules import ClassFacts, class_facts, layer_kind
 from zlint.facts.values import (
     DIM_TUPLE_RESULTS,
     MASK_FUNCTIONS,
@@ -37,6 +58,8 @@ class Kind(enum.Enum):
     SHAPE = "shape"  # a tuple of sizes: x.shape, x.size(), x.shape[:2]
     RANK = "rank"  # static: x.dim(), x.ndim, len(x.shape)
     TENSOR = "tensor"
+    TENSORS = "tensors"  # a tuple/list of tensors: x.split(...), x.max(dim=1), torch.unique(..., return_counts=True)
+    STATIC = "static"  # a size or shape that never varies: parameter dims, channels, feature dims
     PREDICATE = "predicate"  # a bool computed by comparing sizes
     CONTAINER = "container"  # a Python dict/list/set: indexing it with a size needs a concrete int
 
@@ -61,15 +84,27 @@ class Fact:
     constants: tuple[str, ...] = ()
     #: TENSOR: known to hold bools (``x > 0``, ``m.bool()``): indexing with it is data-dependent
     boolean: bool = False
+    #: TENSOR/SHAPE: dims fixed by what the code does with the tensor (1: channels into a conv,
+    #: -1: features into nn.Linear/LayerNorm)
+    static_dims: frozenset[int] = frozenset()
+    #: TENSOR: built with a size known up front (``torch.logspace(0, 1, 5)``): iterating it
+    #: unrolls a fixed number of steps
+    fixed: bool = False
+    #: SIZE: an upper clamp, ``min(n, 4)``: only values below it vary
+    bound: int | None = None
 
 
 #: Fast path (zlint/prepass.py): no expression is a SIZE or SHAPE (nor a size bool) unless one
 #: of these words occurs in its function or in the module-level code. Keep in step with the
 #: sources of sizes below (.size()/.shape/.numel()/.nelement()/len()/torch.numel).
 SIZE_WORDS = frozenset({"size", "shape", "numel", "nelement", "len"})
-#: Likewise for TENSOR facts (and masks): they all come from names qualified through a torch
-#: import, or from a "Tensor"/"torch.Tensor" string annotation.
-TENSOR_WORDS = frozenset({"torch", "Tensor"})
+#: Likewise for TENSOR facts (and masks): they come from names qualified through a torch
+#: import, a "Tensor"/"torch.Tensor" string annotation, or a use only a tensor allows
+#: (zlint.facts.evidence: ``.tolist()``, ``.any(dim=1)``, ``.sigmoid()``).
+TENSOR_WORDS = frozenset(
+    {"torch", "Tensor"} | TENSOR_ATTRIBUTES | SHAPED_ATTRIBUTES | TENSOR_METHODS | NUMPY_SHARED_METHODS
+    | DIM_KEYWORDS
+)
 
 SIZE = Fact(Kind.SIZE)
 SHAPE = Fact(Kind.SHAPE)
@@ -77,6 +112,20 @@ RANK = Fact(Kind.RANK)
 TENSOR = Fact(Kind.TENSOR)
 MASK = Fact(Kind.TENSOR, boolean=True)
 CONTAINER = Fact(Kind.CONTAINER)
+TENSORS = Fact(Kind.TENSORS)
+STATIC = Fact(Kind.STATIC)
+#: torch factories whose result size is given by their arguments
+FACTORIES = frozenset(
+    {"arange", "linspace", "logspace", "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "eye", "as_tensor"}
+)
+#: Names of attributes and variables that hold a fixed width: a size compared with one is a dim
+#: the model fixes (channels, hidden size, heads), not one that varies.
+WIDTH_WORDS = frozenset(
+    {"channel", "channels", "chans", "hidden", "embed", "features", "head", "heads", "dim", "groups",
+     "classes", "vocab", "model", "planes"}
+)
+#: ... unless the name also says it is a limit: ``max_position_embeddings``, ``min_dim``
+LIMIT_WORDS = frozenset({"max", "min", "limit", "thresh", "threshold", "position", "positions", "len", "length", "seq"})
 
 TENSOR_TYPES = frozenset(
     {
@@ -97,7 +146,7 @@ NON_TENSOR_METHODS = frozenset(
         "storage_offset", "is_contiguous", "is_floating_point", "is_complex", "data_ptr",
         "element_size", "get_device", "numpy", "unbind", "split", "chunk", "tensor_split",
         "type", "is_set_to", "equal", "__len__", "untyped_storage", "storage", "keys",
-        "values", "items", "get", "pop", "append", "extend",
+        "values", "items", "get", "pop", "append", "extend", "astype", "copy",
     }
 )
 # torch.* callables that do not return a tensor.
@@ -120,47 +169,23 @@ MASK_PRESERVING_METHODS = frozenset(
     }
 )
 SIZE_PRESERVING_BUILTINS = frozenset({"int", "round", "abs", "math.ceil", "math.floor", "math.sqrt"})
-TENSOR_EVIDENCE_ATTRS = frozenset({"shape", "ndim", "dtype", "device"})
-TENSOR_EVIDENCE_METHODS = frozenset({"size", "numel", "nelement", "dim", "view", "reshape"})
+#: Methods that only a tensor has and that return a tensor: a call of one is a tensor even when
+#: its receiver is not known to be one (``(coords == -1).all(dim=-1)``).
+TENSOR_ONLY_METHODS = frozenset(
+    {"masked_fill", "masked_fill_", "nonzero", "unsqueeze", "permute", "contiguous", "float", "long", "bool",
+     "half", "double", "detach", "type_as", "new_zeros", "new_ones", "new_full", "new_empty", "expand_as",
+     "view_as", "index_select", "gather", "sigmoid", "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max"}
+)
 COMPARISON_OPS = (
     cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
 )
 
 
-class _TensorEvidence(cst.CSTVisitor):
-    """Names whose shape, dtype or device is read somewhere in a function: they hold tensors."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-        self._containers: set[str] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if isinstance(node.value, cst.Name):
-            if node.attr.value in TENSOR_EVIDENCE_ATTRS or node.attr.value in TENSOR_EVIDENCE_METHODS:
-                self.names.add(node.value.value)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        # `isinstance(input, list)`: the name may hold a Python container, so len() of it
-        # is not known to be a size
-        if isinstance(node.func, cst.Name) and node.func.value == "isinstance" and len(node.args) == 2:
-            target, types = node.args[0].value, node.args[1].value
-            names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-            if isinstance(target, cst.Name) and any(
-                isinstance(n, cst.Name) and n.value in {"list", "tuple", "dict", "set", "List", "Tuple", "Sequence"}
-                for n in names
-            ):
-                self._containers.add(target.value)
-
-    @property
-    def tensor_names(self) -> set[str]:
-        return self.names - self._containers
-
-
 class SizeFactsProvider(BatchableMetadataProvider[Fact]):
     """Sets a :class:`Fact` on every expression that is a size, shape, rank, tensor or size bool.
 
-    Names are resolved flow-insensitively in source order within a function: the most recent
-    binding above a use wins. Nested functions see their enclosing function's bindings.
+    Names are resolved in source order within a function: the most recent binding above a use
+    wins (branches are not joined). Nested functions see their enclosing function's bindings.
     """
 
     @classmethod
@@ -175,10 +200,22 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         self.imports = imports
         self._env: ChainMap[str, Fact | None] = ChainMap({})
         self._functions: list[cst.FunctionDef | cst.Lambda] = []
-        self._evidence: dict[int, set[str]] = {}
+        #: per enclosing function: the bindings counted so far and the evidence of its body
+        self._bindings: list[Bindings] = []
+        #: isinstance narrowings of the enclosing if-bodies (None where the test is no isinstance)
+        self._narrowed: list[tuple[str, tuple[str, int], bool] | None] = []
+        #: per enclosing function: names bound as loop targets (counters of unrolled loops)
+        self._loop_targets: list[set[str]] = []
+        self._evidence: list[Evidence] = []
         self._facts: dict[int, Fact] = {}
         #: per enclosing class: its self.<attr> names that hold Python containers
         self._container_attrs: list[frozenset[str]] = []
+        #: per enclosing class: its name and what its self.<attr> hold
+        self._classes: list[tuple[str, ClassFacts]] = []
+        self._index: FunctionIndex | None = None
+        #: per function (by id): the facts of its return values; summary once it is left
+        self._returned: dict[int, list[Fact | None]] = {}
+        self._summaries: dict[int, Fact | None] = {}
 
     # -- helpers -------------------------------------------------------------------------
     def fact(self, node: cst.CSTNode) -> Fact | None:
@@ -193,16 +230,52 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         fact = self._facts.get(id(node))
         return fact.kind if fact else None
 
-    def _has_tensor_evidence(self, name: str) -> bool:
-        if not self._functions:
+    def _layer_of(self, func: cst.BaseExpression) -> str | None:
+        """``channels``/``features``/``tensor`` when ``func`` is a torch.nn layer: ``self.conv``
+        assigned ``nn.Conv2d(...)`` in the class, or ``nn.Linear(...)`` called inline."""
+        if (
+            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+            and self._classes
+        ):
+            return self._classes[-1][1].layers.get(func.attr.value)
+        if isinstance(func, cst.Call):  # nn.Linear(a, b)(x)
+            return layer_kind(self.imports.qualify(func.func))
+        return None
+
+    def _is_parameter(self, node: cst.BaseExpression) -> bool:
+        """``self.table`` registered as a parameter/buffer, or ``self.<...>.weight/.bias``:
+        dynamo keeps the shapes of parameters and buffers static."""
+        if not isinstance(node, cst.Attribute):
             return False
-        func = self._functions[-1]
-        names = self._evidence.get(id(func))
-        if names is None:
-            scan = _TensorEvidence()
-            visit(func.body, scan)  # zlint.batched.visit: no node rebuilding
-            names = self._evidence[id(func)] = scan.tensor_names
-        return name in names
+        root = node.value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not (isinstance(root, cst.Name) and root.value == "self"):
+            return False
+        attr = node.attr.value
+        if attr in {"weight", "bias"}:
+            return True
+        return node.value is root and bool(self._classes) and attr in self._classes[-1][1].parameters
+
+    def _is_module_call(self, node: cst.BaseExpression) -> bool:
+        """``self.block(x)`` where ``self.block`` holds a module of a class zlint does not know."""
+        return isinstance(node, cst.Call) and self._layer_of(node.func) == "module"
+
+    def _tensor_with_dims(self, dims: frozenset[int]) -> Fact:
+        return Fact(Kind.TENSOR, static_dims=dims) if dims else TENSOR
+
+    def _helper_fact(self, function: cst.FunctionDef, node: cst.Call) -> Fact | None:
+        """What a call of a same-module helper returns: a size or a tensor (one level deep)."""
+        summary = self._summaries.get(id(function), _UNSEEN)
+        if summary is not _UNSEEN:
+            return summary  # type: ignore[return-value]
+        if self._index is None or function in self._functions:
+            return None
+        # defined below the call: read its return values
+        values = self._index.returns(function)
+        if values and all(syntactic_size(v) for v in values):
+            return SIZE
+        return None
 
     def is_tensor_annotation(self, ann: cst.BaseExpression) -> bool:
         if isinstance(ann, cst.SimpleString):
@@ -227,17 +300,28 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                 )
         return False
 
+    def _count(self, target: cst.BaseExpression) -> None:
+        """One more binding of the names in ``target`` (evidence is kept per binding)."""
+        if self._bindings:
+            self._bindings[-1].bind(target)
+
     def _bind(self, target: cst.BaseExpression, fact: Fact | None, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             self._env[target.value] = fact
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             literal = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+            starred = any(isinstance(e, cst.StarredElement) for e in elements)
             for i, element in enumerate(elements):
                 inner = element.value
-                if fact is not None and fact.kind is Kind.SHAPE:
-                    sub = SHAPE if isinstance(element, cst.StarredElement) else SIZE
+                if fact is not None and fact.kind is Kind.STATIC:
+                    self._bind(inner, STATIC, None)
+                elif fact is not None and fact.kind is Kind.SHAPE:
+                    fixed = fact.static_dims and not starred and (i in fact.static_dims or i - len(elements) in fact.static_dims)
+                    sub = SHAPE if isinstance(element, cst.StarredElement) else STATIC if fixed else SIZE
                     self._bind(inner, sub, None)
+                elif fact is not None and fact.kind is Kind.TENSORS:
+                    self._bind(inner, TENSORS if isinstance(element, cst.StarredElement) else TENSOR, None)
                 elif literal is not None and len(literal) == len(elements) and not isinstance(
                     element, cst.StarredElement
                 ):
@@ -252,47 +336,99 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self.imports.add_import_from(node)
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self._index = FunctionIndex(node)
+
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._container_attrs.append(container_attributes(node, self.imports.qualify))
+        self._classes.append((node.name.value, class_facts(node, self.imports.qualify)))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._container_attrs.pop()
+        self._classes.pop()
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def _enter(self, node: cst.FunctionDef | cst.Lambda) -> Evidence:
         self._env = self._env.new_child()
         self._functions.append(node)
+        self._bindings.append(Bindings())
+        self._loop_targets.append(set())
+        evidence = (
+            scan_function(node, self.imports.qualify, self._layer_of, self.imports.imports("numpy"))
+            if self.imports.imports_torch
+            else Evidence()
+        )
+        self._evidence.append(evidence)
+        return evidence
+
+    def _leave(self) -> None:
+        self._env = self._env.parents
+        self._functions.pop()
+        self._bindings.pop()
+        self._loop_targets.pop()
+        self._evidence.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        evidence = self._enter(node)
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            tensor = param.annotation is not None and self.is_tensor_annotation(param.annotation.annotation)
-            if tensor and self.imports.qualify(param.annotation.annotation) == "torch.BoolTensor":
-                self._env[param.name.value] = MASK
+            name = param.name.value
+            key = (name, 0)
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            tensor = annotation is not None and self.is_tensor_annotation(annotation)
+            if annotation is not None and not tensor and not _is_any(annotation):
+                evidence.against.add(key)  # `mode: str`, `sizes: list[int]`
+            if evidence.not_tensor(key):
+                self._env[name] = None  # an annotation is evidence, not proof
+            elif tensor and self.imports.qualify(annotation) == "torch.BoolTensor":
+                self._env[name] = MASK
+            elif tensor or evidence.is_tensor(key):
+                self._env[name] = self._tensor_with_dims(evidence.static_dims.get(key, frozenset()))
             else:
-                self._env[param.name.value] = TENSOR if tensor else None
+                self._env[name] = None
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self._env[star.name.value] = None
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._env = self._env.parents
-        self._functions.pop()
+        self._leave()
+        returned = self._returned.pop(id(original_node), [])
+        kinds = {f.kind if f else None for f in returned}
+        summary = None
+        if len(kinds) == 1 and kinds <= {Kind.SIZE, Kind.TENSOR, Kind.TENSORS, Kind.STATIC}:
+            summary = Fact(next(iter(kinds)))
+        self._summaries[id(original_node)] = summary
+
+    def leave_Return(self, original_node: cst.Return) -> None:
+        if self._functions and isinstance(self._functions[-1], cst.FunctionDef):
+            value = original_node.value
+            self._returned.setdefault(id(self._functions[-1]), []).append(
+                self.fact(value) if value is not None else None
+            )
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._env = self._env.new_child()
-        self._functions.append(node)
+        self._enter(node)
         for param in node.params.params:
             self._env[param.name.value] = None
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self._env = self._env.parents
-        self._functions.pop()
+        self._leave()
 
     # -- bindings ------------------------------------------------------------------------
     def leave_Assign(self, original_node: cst.Assign) -> None:
         fact = self.fact(original_node.value)
+        if (
+            fact is not None and fact.kind is Kind.TENSOR and self._is_module_call(original_node.value)
+            and any(isinstance(t.target, (cst.Tuple, cst.List)) for t in original_node.targets)
+        ):
+            # `cos, sin = self.rotary_emb(x)`: a module whose result is unpacked returns a tuple
+            fact = TENSORS
+            self._set(original_node.value, fact)
         for target in original_node.targets:
+            self._count(target.target)
             self._bind(target.target, fact, original_node.value)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        self._count(original_node.target)
         if original_node.value is not None:
             self._bind(original_node.target, self.fact(original_node.value), original_node.value)
         elif isinstance(original_node.target, cst.Name) and self.is_tensor_annotation(
@@ -308,22 +444,74 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
 
     def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
         fact = self.fact(original_node.value)
+        self._count(original_node.target)
         self._bind(original_node.target, fact, original_node.value)
         self._set(original_node, fact)
 
     def visit_For_body(self, node: cst.For) -> None:
-        # `for d in x.shape:` binds a size; any other loop target is unknown
-        fact = SIZE if self._kind(node.iter) is Kind.SHAPE else None
+        # `for d in x.shape:` binds a size, `for c in x.split(2):` a tensor; others are unknown
+        kind = self._kind(node.iter)
+        fact = SIZE if kind is Kind.SHAPE else STATIC if kind is Kind.STATIC else TENSOR if kind is Kind.TENSORS else None
+        self._count(node.target)
         self._bind(node.target, fact, None)
+        if self._bindings and isinstance(node.target, (cst.Name, cst.Tuple)):
+            self._loop_targets[-1].update(_names(node.target))
 
     # -- expressions (post-order: children already have facts) --------------------------
     def leave_Name(self, original_node: cst.Name) -> None:
-        self._set(original_node, self._env.get(original_node.value))
+        name = original_node.value
+        fact = self._env.get(name)
+        if self._evidence:
+            key = self._bindings[-1].key(name)
+            evidence = self._evidence[-1]
+            if fact is None and evidence.is_tensor(key):
+                fact = self._tensor_with_dims(evidence.static_dims.get(key, frozenset()))
+            elif fact is not None and fact.kind is Kind.TENSOR and evidence.not_tensor(key):
+                fact = None  # compared with a string, isinstance(x, str): not a tensor here
+            for entry in reversed(self._narrowed):
+                if entry is None:
+                    continue
+                narrowed, binding, tensor = entry
+                if narrowed == name and binding == key:  # not rebound inside the branch
+                    fact = (fact if fact is not None and fact.kind is Kind.TENSOR else TENSOR) if tensor else None
+                    break
+        self._set(original_node, fact)
+
+    # -- isinstance narrowing: `if isinstance(x, torch.Tensor):` / `if isinstance(x, list):` --
+    def visit_If_body(self, node: cst.If) -> None:
+        self._narrowed.append(self._narrowing(node.test))
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._narrowed.pop()
+
+    def _narrowing(self, test: cst.BaseExpression) -> tuple[str, tuple[str, int], bool] | None:
+        """``(name, binding, is_tensor)`` for a test ``isinstance(name, types)``."""
+        if not (
+            self._bindings and isinstance(test, cst.Call) and isinstance(test.func, cst.Name)
+            and test.func.value == "isinstance" and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)
+        ):
+            return None
+        name = test.args[0].value.value
+        types = test.args[1].value
+        names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        spelled = [self.imports.qualify(n) or (n.value if isinstance(n, cst.Name) else "") for n in names]
+        tensor = any(t in TENSOR_TYPES or t == "Tensor" for t in spelled)
+        if not tensor and not set(spelled) & NON_TENSOR_TYPES:
+            return None  # an unknown class: says nothing about tensors
+        return name, self._bindings[-1].key(name), tensor
 
     def leave_Attribute(self, original_node: cst.Attribute) -> None:
         attr = original_node.attr.value
+        receiver = self.fact(original_node.value)
         if attr == "shape":
-            self._set(original_node, SHAPE)
+            if self._is_parameter(original_node.value):
+                self._set(original_node, STATIC)
+            elif receiver is not None and receiver.kind is Kind.TENSOR and receiver.static_dims:
+                self._set(original_node, Fact(Kind.SHAPE, static_dims=receiver.static_dims))
+            else:
+                self._set(original_node, SHAPE)
+        elif attr in {"values", "indices"} and receiver is not None and receiver.kind is Kind.TENSORS:
+            self._set(original_node, TENSOR)  # x.max(dim=1).values
         elif attr == "ndim":
             self._set(original_node, RANK)
         elif attr in {"T", "mT", "H", "mH", "data", "grad", "real", "imag"} and (
@@ -385,14 +573,33 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         positional = [a for a in args if a.keyword is None and not a.star]
         if isinstance(func, cst.Attribute):
             method = func.attr.value
+            receiver = self.fact(func.value)
+            if method in {"size", "numel", "nelement"} and self._is_parameter(func.value):
+                return STATIC
+            dims = receiver.static_dims if receiver is not None and receiver.kind is Kind.TENSOR else frozenset()
             if method == "size" and not args:
-                return SHAPE
+                return Fact(Kind.SHAPE, static_dims=dims) if dims else SHAPE
             if method == "size" and len(args) == 1 and not args[0].star:
-                return SIZE
+                index = number_literal(args[0].value)
+                return STATIC if index is not None and index in dims else SIZE
             if method in {"numel", "nelement"} and not args:
                 return SIZE
             if method in {"dim", "ndimension"} and not args:
                 return RANK
+            if isinstance(func.value, cst.Name) and func.value.value == "self" and self._index is not None:
+                layer = self._layer_of(func)
+                if layer == "module":
+                    if any(self._kind(a.value) is Kind.TENSOR for a in positional):
+                        return TENSOR
+                elif layer is not None:
+                    return self._tensor_with_dims(
+                        frozenset({1}) if layer == "channels" else frozenset({-1}) if layer == "features" else frozenset()
+                    )
+                helper = self._index.lookup(method, self._classes[-1][0] if self._classes else None)
+                if helper is not None:
+                    return self._helper_fact(helper, node)
+        elif isinstance(func, cst.Call) and self._layer_of(func) is not None:
+            return TENSOR  # nn.Linear(a, b)(x)
         qual = self.imports.qualify(func)
         if qual is not None:
             if qual == "torch.numel":
@@ -403,11 +610,21 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                 return SIZE if positional and self._kind(positional[0].value) is Kind.SIZE else None
             if qual.startswith("torch."):
                 last = qual.rsplit(".", 1)[-1]
+                if last in {"split", "chunk", "unbind", "tensor_split"} and qual.count(".") == 1:
+                    return TENSORS
                 if last in NON_TENSOR_TORCH or last[:1].isupper() or qual.startswith("torch._"):
                     return None
                 # torch.cuda.is_available(), torch.jit.is_tracing(): runtime state, not tensors
-                if not returns_tensor(qual) or self._returns_tuple(last, positional, node):
+                if not returns_tensor(qual):
                     return None
+                if self._returns_tuple(last, positional, node):
+                    return TENSORS
+                if qual.startswith("torch.nn.functional.") and last in CHANNEL_OPS:
+                    return Fact(Kind.TENSOR, static_dims=frozenset({1}))
+                if qual.startswith("torch.nn.functional.") and last in FEATURE_OPS:
+                    return Fact(Kind.TENSOR, static_dims=frozenset({-1}))
+                if last in FACTORIES and qual.count(".") == 1 and self._fixed_size(node):
+                    return Fact(Kind.TENSOR, fixed=True)
                 return TENSOR
             return None
         if isinstance(func, cst.Name):
@@ -419,22 +636,71 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                     return RANK
                 if kind is Kind.TENSOR:
                     return SIZE
-                if kind is None and isinstance(arg, cst.Name) and self._has_tensor_evidence(arg.value):
-                    return SIZE
-                return None
+                if kind is None and isinstance(arg, cst.Name) and self._evidence:
+                    # x.shape read in a numpy-importing file: a tensor or an array, sized either way
+                    key = self._bindings[-1].key(arg.value)
+                    if key in self._evidence[-1].shaped and not self._evidence[-1].not_tensor(key):
+                        return SIZE
+                return STATIC if kind is Kind.STATIC else None
             if name in {"int", "round", "abs"} and positional:
                 return SIZE if self._kind(positional[0].value) is Kind.SIZE else None
             if name in {"min", "max"} and positional:
                 kinds = [self._kind(a.value) for a in positional]
                 if Kind.SIZE in kinds and Kind.TENSOR not in kinds:
+                    if name == "min":
+                        bounds = [number_literal(a.value) for a in positional]
+                        ints = [b for b in bounds if isinstance(b, int)]
+                        if ints:
+                            return Fact(Kind.SIZE, bound=min(ints))
                     return SIZE
+            if name in {"any", "all"} and len(positional) == 1:
+                # any(c.size(2) < k for c in chunks): the bool of its element comparisons
+                inner = positional[0].value
+                if isinstance(inner, (cst.GeneratorExp, cst.ListComp)):
+                    fact = self.fact(inner.elt)
+                    if fact is not None and fact.kind is Kind.PREDICATE:
+                        return Fact(Kind.PREDICATE, sources=fact.sources)
+                return None
+            if name not in self._env and self._index is not None:
+                helper = self._index.lookup(name, None)
+                if helper is not None:
+                    return self._helper_fact(helper, node)
             return None
-        if isinstance(func, cst.Attribute) and self._kind(func.value) is Kind.TENSOR:
+        if isinstance(func, cst.Attribute):
             method = func.attr.value
-            # x.is_pinned(), x.is_shared(): metadata, not tensors
-            if method not in NON_TENSOR_METHODS and not method.startswith("is_"):
-                return None if self._returns_tuple(method, positional, node) else TENSOR
+            kind = self._kind(func.value)
+            if kind is Kind.TENSOR:
+                if method in {"split", "chunk", "unbind", "tensor_split"}:
+                    return TENSORS
+                # x.is_pinned(), x.is_shared(): metadata, not tensors
+                if method not in NON_TENSOR_METHODS and not method.startswith("is_"):
+                    return TENSORS if self._returns_tuple(method, positional, node) else TENSOR
+            elif kind is None and self._evidence and self.imports.imports_torch:
+                # a method only tensors have: (coords == -1).all(dim=-1), m.masked_fill(...)
+                if method in TENSOR_ONLY_METHODS or (
+                    method not in NON_TENSOR_METHODS
+                    and any(a.keyword is not None and a.keyword.value in {"dim", "keepdim"} for a in args)
+                ):
+                    return TENSORS if self._returns_tuple(method, positional, node) else TENSOR
         return None
+
+    def _fixed_size(self, node: cst.Call) -> bool:
+        """A factory whose sizes are all literals or attributes (``torch.logspace(0, 1, 5)``,
+        ``torch.arange(self.n)``): its length does not follow an input size."""
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value not in {"steps", "size", "end", "start", "data"}:
+                continue
+            value = arg.value
+            if number_literal(value) is not None or isinstance(value, cst.Attribute):
+                continue
+            if isinstance(value, (cst.List, cst.Tuple)) and all(
+                number_literal(e.value) is not None for e in value.elements
+            ):
+                continue
+            if isinstance(value, cst.Name) and value.value.isupper():
+                continue  # a module constant
+            return False
+        return bool(node.args)
 
     def _returns_tuple(self, name: str, positional: list[cst.Arg], node: cst.Call) -> bool:
         """``x.topk(k)``, ``x.max(dim=1)``, ``torch.sort(x)``: a tuple of tensors, not a tensor."""
@@ -453,10 +719,22 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         return bool(others) and self._kind(others[0].value) is not Kind.TENSOR
 
     def leave_Subscript(self, original_node: cst.Subscript) -> None:
-        kind = self._kind(original_node.value)
-        if kind is Kind.SHAPE and len(original_node.slice) == 1:
+        value = self.fact(original_node.value)
+        kind = value.kind if value else None
+        if kind is Kind.STATIC:
+            self._set(original_node, STATIC)
+        elif kind is Kind.SHAPE and len(original_node.slice) == 1:
             index = original_node.slice[0].slice
-            self._set(original_node, SIZE if isinstance(index, cst.Index) else SHAPE)
+            if not isinstance(index, cst.Index):
+                self._set(original_node, SHAPE)
+            else:
+                position = number_literal(index.value)
+                fixed = value is not None and position is not None and position in value.static_dims
+                self._set(original_node, STATIC if fixed else SIZE)
+        elif kind is Kind.TENSORS and len(original_node.slice) == 1 and isinstance(
+            original_node.slice[0].slice, cst.Index
+        ):
+            self._set(original_node, TENSOR)  # x.split(2)[0], x.max(dim=1)[0]
         elif kind is Kind.TENSOR:
             # indexing a mask keeps a mask (m[:, 0]); indexing with a mask selects
             self._set(original_node, self.fact(original_node.value))
@@ -484,7 +762,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         if isinstance(original_node.operator, cst.Not):
             if fact is not None and fact.kind is Kind.PREDICATE:
                 self._set(original_node, Fact(Kind.PREDICATE, sources=fact.sources))
-        elif fact is not None and fact.kind in (Kind.SIZE, Kind.RANK, Kind.TENSOR):
+        elif fact is not None and fact.kind in (Kind.SIZE, Kind.RANK, Kind.TENSOR, Kind.STATIC):
             self._set(original_node, fact)
 
     def leave_IfExp(self, original_node: cst.IfExp) -> None:
@@ -563,17 +841,122 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
             if mine is Kind.SIZE:
                 value = number_literal(other_node)
                 if value is not None:
-                    if value == 0 and _is_modulo(own_node):
-                        # `h % ph == 0` guards divisibility (Eq(Mod(s0, k), 0)), not a 0/1 size
-                        return Versus.DIVISIBILITY, None
-                    return (Versus.ZERO_ONE if value in (0, 1) else Versus.CONSTANT), str(value)
+                    return self._versus_value(own_node, op if own_node is left else _flip(op), value)
+                if self._kind(other_node) is Kind.STATIC:
+                    # num_patches == num_positions (a parameter's dim): a constant the size meets
+                    return Versus.CONSTANT, _short(other_node)
+                if self._is_threshold(other_node):
+                    if names_width(other_node):
+                        return None  # x.shape[1] != self.in_channels: a dim the model fixes
+                    return Versus.CONSTANT, _short(other_node)
             if mine is Kind.SHAPE and isinstance(other_node, (cst.Tuple, cst.List)):
                 return Versus.CONSTANT, None
         return None
 
+    def _is_threshold(self, node: cst.BaseExpression) -> bool:
+        """A value a size can be compared with as a threshold: a config attribute, parameter,
+        module constant or other int (not a tensor, a static dim, a rank, None or a string)."""
+        if self._kind(node) is not None:
+            return False
+        if isinstance(node, cst.Name):
+            # `i == n - 1` in `for i, t in enumerate(...)`: the loop, not the comparison, costs
+            in_loop = bool(self._loop_targets) and node.value in self._loop_targets[-1]
+            return node.value not in {"None", "True", "False"} and not in_loop
+        if isinstance(node, cst.Attribute):
+            return True
+        if isinstance(node, cst.Subscript):  # config["max_len"], sizes[i]
+            return isinstance(node.value, (cst.Name, cst.Attribute))
+        if isinstance(node, cst.BinaryOperation):  # 2 * self.window
+            return all(number_literal(side) is not None or self._is_threshold(side) for side in (node.left, node.right))
+        return False
 
-def _is_modulo(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)
+    def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: float) -> tuple[Versus, str | None]:
+        """What ``own op value`` compares the underlying size with: ``n - 3 > 0`` is ``n > 3``,
+        ``n - c > 0`` is ``n > c``, ``n // 4 > 0`` is ``n >= 4``; ``n >= 2`` is ``n > 1``."""
+        while isinstance(own, cst.BinaryOperation):
+            operator, left, right = own.operator, own.left, own.right
+            lk, rk = self._kind(left), self._kind(right)
+            if isinstance(operator, cst.Modulo):
+                return (Versus.DIVISIBILITY, None) if value == 0 else (Versus.CONSTANT, str(value))
+            if isinstance(operator, (cst.Add, cst.Subtract)):
+                if rk is Kind.SIZE and lk is not Kind.SIZE and isinstance(operator, cst.Add):
+                    left, right, lk, rk = right, left, rk, lk
+                if lk is not Kind.SIZE or rk is Kind.SIZE:
+                    break
+                shift = number_literal(right)
+                if shift is None:
+                    return Versus.CONSTANT, _short(right)  # x.shape[1] - c > 0: n > c
+                value = value - shift if isinstance(operator, cst.Add) else value + shift
+                own = left
+                continue
+            if isinstance(operator, (cst.FloorDivide, cst.Divide)) and lk is Kind.SIZE:
+                divisor = number_literal(right)
+                if isinstance(divisor, int) and divisor >= 2:
+                    value = value * divisor if value > 0 else divisor
+                    op = cst.GreaterThanEqual() if value == divisor else op
+                    own = left
+                    continue
+            break
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        zero_one = value in (0, 1) or (value == 2 and isinstance(op, (cst.GreaterThanEqual, cst.LessThan)))
+        return (Versus.ZERO_ONE if zero_one else Versus.CONSTANT), str(value)
+
+
+_UNSEEN = object()
+_FLIPPED = {
+    cst.LessThan: cst.GreaterThan, cst.GreaterThan: cst.LessThan,
+    cst.LessThanEqual: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.LessThanEqual,
+}
+
+
+def _flip(op: cst.BaseCompOp) -> cst.BaseCompOp:
+    """``a < b`` read from ``b``'s side: ``b > a``."""
+    flipped = _FLIPPED.get(type(op))
+    return flipped() if flipped is not None else op
+
+
+def _short(node: cst.BaseExpression) -> str:
+    text = " ".join(cst.Module([]).code_for_node(node).split())
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+def _identifier(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        key = node.slice[0].slice.value
+        if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+            return key.evaluated_value
+    return None
+
+
+def names_width(node: cst.BaseExpression) -> bool:
+    """``self.in_channels``, ``config.hidden_size``, ``num_heads``, ``embed_dim``: a name for a
+    width the model fixes (not a limit such as ``max_position_embeddings``)."""
+    if isinstance(node, cst.BinaryOperation):  # self.num_heads * self.head_dim
+        return names_width(node.left) or names_width(node.right)
+    name = _identifier(node)
+    if not name:
+        return False
+    words = set(name.lower().split("_"))
+    return bool(words & WIDTH_WORDS) and not words & LIMIT_WORDS
+
+
+def _names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names(e.value)]
+    return []
+
+
+def _is_any(node: cst.BaseExpression) -> bool:
+    """``Any``/``typing.Any``/``object``: an annotation that says nothing."""
+    name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+    return name in {"Any", "object"} or isinstance(node, cst.SimpleString)
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
@@ -584,9 +967,12 @@ def _arith(left: Fact | None, right: Fact | None) -> Fact | None:
     """The fact of ``left <op> right`` for arithmetic operators."""
     kinds = {f.kind if f else None for f in (left, right)}
     if Kind.TENSOR in kinds:
-        return TENSOR
+        # h * scale keeps h's fixed dims; a scalar cannot change them
+        tensors = [f for f in (left, right) if f is not None and f.kind is Kind.TENSOR]
+        dims = tensors[0].static_dims if len(tensors) == 1 else frozenset()
+        return Fact(Kind.TENSOR, static_dims=dims) if dims else TENSOR
     if Kind.SIZE in kinds:
         return SIZE
-    if Kind.RANK in kinds and kinds <= {Kind.RANK, None}:
-        return RANK
+    if kinds & {Kind.RANK, Kind.STATIC} and kinds <= {Kind.RANK, Kind.STATIC, None}:
+        return STATIC if Kind.STATIC in kinds else RANK
     return None

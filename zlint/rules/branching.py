@@ -35,11 +35,11 @@ class BranchRule(Rule):
     def check_atom(self, atom: cst.BaseExpression, fact: Fact | None, where: Where) -> None:
         raise NotImplementedError
 
-    def report_once(self, node: cst.CSTNode, message: str) -> None:
+    def report_once(self, node: cst.CSTNode, message: str, tier: str | None = None) -> None:
         # a size bool assigned once and tested twice is one finding, at the comparison
         if id(node) not in self._reported:
             self._reported.add(id(node))
-            self.report(node, message)
+            self.report(node, message, tier=tier)
 
     def _condition(self, expr: cst.BaseExpression, where: Where) -> None:
         for atom in condition_atoms(expr):

@@ -38,3 +38,11 @@ def torch_function(call: cst.Call, imports: ImportMap) -> str | None:
     return None
 
 
+
+SNIPPET = 28
+
+
+def snippet(context, node: cst.CSTNode) -> str:
+    """The node's code on one line, cut to keep a message near 100 characters."""
+    text = context.snippet(node)
+    return text if len(text) <= SNIPPET else text[: SNIPPET - 3] + "..."

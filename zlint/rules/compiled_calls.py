@@ -17,7 +17,7 @@ from zlint.facts.imports import dotted_name
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
 
-_NON_TENSOR_KINDS = (Kind.SIZE, Kind.RANK, Kind.PREDICATE, Kind.SHAPE)
+_NON_TENSOR_KINDS = (Kind.SIZE, Kind.RANK, Kind.PREDICATE, Kind.SHAPE, Kind.STATIC)
 # torch factories whose sizes are their positional int arguments
 _FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange"})
 

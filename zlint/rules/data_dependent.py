@@ -12,16 +12,11 @@ import libcst as cst
 from zlint.rules.base import Rule
 from zlint.rules.calls import method_name, torch_function
 
-SCALAR = (
-    "graph break by default (the code after it resumes in a new graph, recompiled per value it "
-    "feeds into a size); with torch._dynamo.config.capture_scalar_outputs = True it traces as an "
-    "unbacked symbol, and branching on it raises GuardOnDataDependentSymNode"
-)
-OUTPUT_SHAPE = (
-    "its output size depends on the data: graph break by default; with "
-    "torch._dynamo.config.capture_dynamic_output_shape_ops = True it traces with an unbacked size, "
-    "and any branch on that size raises GuardOnDataDependentSymNode"
-)
+#: the cost, said the same way by every ZL3xx message (the details live in the rule docs:
+#: with capture_scalar_outputs / capture_dynamic_output_shape_ops it traces with an unbacked
+#: symbol instead, and a branch on it raises GuardOnDataDependentSymNode)
+SCALAR = "graph break"
+OUTPUT_SHAPE = "data-dependent size: graph break"
 
 
 def root_of(node: cst.BaseExpression) -> cst.BaseExpression:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
+from zlint.rules.calls import snippet
 from zlint.facts.size_facts import SIZE_WORDS
 
 
@@ -20,11 +21,11 @@ class SizeComparedWithZeroOrOne(BranchRule):
             own = self.fact(comparison)
             if own is None or Versus.ZERO_ONE not in own.versus:
                 continue
-            passed_on = " (passed on as a bool)" if where is Where.ARGUMENT else ""
+            # sizes 0 and 1 get their own graphs anyway: this costs only once sizes share one graph
+            verb = "passes on" if where is Where.ARGUMENT else "branches on"
             self.report_once(
                 comparison,
-                f"`{self.context.snippet(comparison)}` branches on a size being 0 or 1{passed_on}: "
-                "dynamo gives sizes 0 and 1 their own graphs, and mark_unbacked/"
-                "backed_size_oblivious turn this into a guard or graph break; use torch._check(), "
-                "torch.cond() or branch-free code",
+                f"`{snippet(self.context, comparison)}` {verb} a size being 0/1: blocks single-graph "
+                "mode; use torch._check",
+                tier="single-graph",
             )

@@ -6,6 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Fact, Kind
 from zlint.rules.branching import BranchRule, Where
+from zlint.rules.calls import snippet
 from zlint.facts.size_facts import SIZE_WORDS
 
 
@@ -20,7 +21,7 @@ class SizeTruthiness(BranchRule):
             return
         self.report_once(
             atom,
-            f"`{self.context.snippet(atom)}` tests a size for truth (a hidden `!= 0`): dynamo "
-            "guards Ne(s, 0) and size 0 gets its own graph; under mark_unbacked it is a "
-            "data-dependent branch; handle the empty case branch-free or torch._check(n > 0)",
+            f"`{snippet(self.context, atom)}` tests a size for truth: blocks single-graph mode; "
+            "handle 0 branch-free",
+            tier="single-graph",
         )

@@ -6,6 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
+from zlint.rules.calls import snippet
 from zlint.facts.size_facts import SIZE_WORDS
 
 
@@ -24,17 +25,17 @@ class SizeComparedWithConstant(BranchRule):
             own = self.fact(comparison)
             if own is None or Versus.ZERO_ONE in own.versus:
                 continue  # ZL101's finding
+            # a threshold may be a literal, an attribute, a parameter or a constant (own.constants)
             if Versus.CONSTANT in own.versus:
-                what = "a constant" + (f" ({', '.join(own.constants)})" if own.constants else "")
+                what = "a size threshold"
             elif Versus.SIZE in own.versus:
-                what = "another size"
+                what = "a size relation"
             elif Versus.DIVISIBILITY in own.versus:
-                what = "0 after `%` (a divisibility guard)"
+                what = "a divisibility test"
             else:
                 continue
             self.report_once(
                 comparison,
-                f"`{self.context.snippet(comparison)}` branches on a size compared with {what}: "
-                "dynamo guards the outcome and recompiles whenever it flips; move the check out "
-                "of compiled code, torch._check() it if it always holds, or use torch.cond()",
+                f"`{snippet(self.context, comparison)}` is {what}: recompiles when it flips; "
+                "torch._check it or use torch.cond",
             )

@@ -6,7 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
-from zlint.rules.calls import positional
+from zlint.rules.calls import positional, snippet
 from zlint.facts.size_facts import SIZE_WORDS
 
 
@@ -19,11 +19,38 @@ class LoopOverSize(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not (isinstance(node.func, cst.Name) and node.func.value == "range"):
             return
-        if not any(self.fact(arg) is not None and self.fact(arg).kind is Kind.SIZE for arg in positional(node)):
+        sizes = [self.fact(arg) for arg in positional(node)]
+        sizes = [f for f in sizes if f is not None and f.kind is Kind.SIZE]
+        if not sizes:
+            return
+        bounds = [f.bound for f in sizes]
+        if all(b is not None for b in bounds):
+            # range(min(n, 4)): one graph for every n >= 4, one per n below; sizes 0 and 1
+            # are specialized anyway, so a clamp at 2 or below costs nothing
+            bound = max(bounds)
+            if bound > 2:
+                self.report(
+                    node,
+                    f"`{snippet(self.context, node)}` loops over a clamped size: recompiles for each "
+                    f"size below {bound}; vectorize",
+                )
             return
         self.report(
             node,
-            f"`{self.context.snippet(node)}` loops over a tensor size: dynamo unrolls the loop and "
-            "guards Eq(s, N), so every new size compiles a new graph (also with dynamic=True); "
-            "vectorize over that dim, use torch.vmap, or keep the loop outside compiled code",
+            f"`{snippet(self.context, node)}` loops over a size: recompiles for every size; "
+            "vectorize or use torch.vmap",
         )
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        # [0] * n: a Python list as long as a size, one graph per length
+        if not isinstance(node.operator, cst.Multiply):
+            return
+        for items, count in ((node.left, node.right), (node.right, node.left)):
+            fact = self.fact(count)
+            if isinstance(items, (cst.List, cst.Tuple)) and fact is not None and fact.kind is Kind.SIZE:
+                self.report(
+                    node,
+                    f"`{snippet(self.context, node)}` is a list as long as a size: recompiles for "
+                    "every size",
+                )
+                return

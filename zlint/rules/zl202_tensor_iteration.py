@@ -6,7 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
-from zlint.rules.calls import positional
+from zlint.rules.calls import positional, snippet
 
 ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"})
 
@@ -19,14 +19,13 @@ class TensorIteration(Rule):
 
     def _is_tensor(self, node: cst.BaseExpression) -> bool:
         fact = self.fact(node)
-        return fact is not None and fact.kind is Kind.TENSOR
+        # torch.logspace(0, 1, 5): a size known up front unrolls the same steps every call
+        return fact is not None and fact.kind is Kind.TENSOR and not fact.fixed
 
     def _report(self, node: cst.CSTNode) -> None:
         self.report(
             node,
-            f"`{self.context.snippet(node)}` iterates a tensor over its first dim: dynamo unrolls "
-            "one step per element and guards Eq(s, N), so every new size compiles a new graph; "
-            "vectorize over that dim (batched ops, torch.vmap) instead of a Python loop",
+            f"`{snippet(self.context, node)}` iterates a tensor: recompiles for every size; vectorize it",
         )
 
     def visit_For(self, node: cst.For) -> None:

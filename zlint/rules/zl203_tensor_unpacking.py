@@ -6,6 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
+from zlint.rules.calls import snippet
 from zlint.facts.size_facts import TENSOR_WORDS
 
 
@@ -26,9 +27,7 @@ class TensorUnpacking(Rule):
                 count = len(target.target.elements)
                 self.report(
                     node.value,
-                    f"unpacking `{self.context.snippet(node.value)}` into {count} names pins its "
-                    f"first dim: dynamo guards Eq(s, {count}), and a dim marked dynamic there "
-                    "raises ConstraintViolationError; index explicitly (x[0], x[1]) or unbind a "
-                    "dim that is static",
+                    f"unpacking `{snippet(self.context, node.value)}` pins its first dim to {count}: "
+                    "errors under mark_dynamic; index it",
                 )
                 return

@@ -6,7 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
-from zlint.rules.calls import int_value, keyword, method_name, positional, torch_function
+from zlint.rules.calls import int_value, keyword, method_name, positional, snippet, torch_function
 
 OPS = frozenset({"unbind", "split", "chunk", "tensor_split"})
 
@@ -59,6 +59,9 @@ class OutputCountDependsOnSize(Rule):
             dim = rest[1] if len(rest) > 1 else keyword(node, "dim")
         if int_value(dim) == -1:
             return  # the last dim is the feature dim in model code: static
+        fact = self.fact(tensor) if tensor is not None else None
+        if fact is not None and int_value(dim) in fact.static_dims:
+            return  # split along channels into a conv, features into a Linear: fixed by weights
         if op != "unbind":
             count = int_value(pieces)
             if op == "chunk":
@@ -69,8 +72,6 @@ class OutputCountDependsOnSize(Rule):
                 return  # a list of sizes fixes the count; an unknown value may be a list
         self.report(
             node,
-            f"`{self.context.snippet(node)}` returns a number of tensors that depends on a size: "
-            "the count must be a Python int, so dynamo specializes the size (one graph per "
-            "count); split into a fixed number of pieces, use narrow()/slicing, or reshape and "
-            "keep the pieces in one tensor",
+            f"`{snippet(self.context, node)}` makes a size-dependent number of tensors: recompiles "
+            "per count; use narrow",
         )

@@ -6,7 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
-from zlint.rules.calls import method_name, positional
+from zlint.rules.calls import method_name, positional, snippet
 from zlint.facts.size_facts import SIZE_WORDS
 
 LOOKUPS = frozenset({"get", "setdefault", "pop", "__getitem__", "__contains__"})
@@ -25,10 +25,8 @@ class SizeAsContainerKey(Rule):
     def _report(self, node: cst.CSTNode, key: cst.BaseExpression) -> None:
         self.report(
             node,
-            f"`{self.context.snippet(key)}` is a tensor size used as a key or index of a Python "
-            "container: the lookup needs a concrete int, so dynamo specializes the size and "
-            "compiles a new graph for every size; keep per-size caches outside compiled code, "
-            "or compute the value with tensor ops",
+            f"`{snippet(self.context, key)}` is a size used as a container key: recompiles for every "
+            "size; keep per-size caches outside compiled code",
         )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:

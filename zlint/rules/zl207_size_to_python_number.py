@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.facts.size_facts import Kind
-from zlint.rules.calls import positional
+from zlint.rules.calls import positional, snippet
 from zlint.rules.versioned import BeforeSymbolicRelease
 from zlint.facts.size_facts import SIZE_WORDS
 
@@ -29,10 +29,9 @@ class SizeToPythonNumber(BeforeSymbolicRelease):
         fact = self.fact(args[0]) if len(args) == 1 else None
         if fact is None or fact.kind is not Kind.SIZE:
             return
-        fix = "torch.sym_float(n)" if name == "float" else "integer arithmetic on the size (n // k, -(-n // k))"
+        fix = "torch.sym_float(n)" if name == "float" else "n // k or torch.sym_int"
         self.report(
             node,
-            f"`{self.context.snippet(node)}` turns a size into a Python number: on the targeted "
-            "torch (before 2.13) dynamo specializes the size to its value, one graph per size; "
-            f"use {fix} or torch.sym_int, or upgrade (2.13 traces this symbolically)",
+            f"`{snippet(self.context, node)}` turns a size into a number: recompiles for every size "
+            f"before torch 2.13; use {fix}",
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.calls import method_name, torch_function
+from zlint.rules.calls import method_name, snippet, torch_function
 from zlint.rules.versioned import BeforeSymbolicRelease
 
 
@@ -29,7 +29,6 @@ class SqueezeWithoutDim(BeforeSymbolicRelease):
             return
         self.report(
             node,
-            f"`{self.context.snippet(node)}` squeezes every dim of size 1: on the targeted torch "
-            "(before 2.13) dynamo guards each dim on ==1, so a dynamic dim that becomes 1 gets "
-            "its own graph and a different result rank; name the dim: squeeze(dim)",
+            f"`{snippet(self.context, node)}` squeezes every size-1 dim: recompiles when one flips "
+            "before torch 2.13; use squeeze(dim)",
         )

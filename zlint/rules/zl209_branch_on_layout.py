@@ -6,7 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Fact
 from zlint.rules.branching import BranchRule, Where
-from zlint.rules.calls import method_name
+from zlint.rules.calls import method_name, snippet
 
 LAYOUT_METHODS = frozenset({"is_contiguous", "stride"})
 
@@ -37,8 +37,6 @@ class BranchOnLayout(BranchRule):
             return
         self.report_once(
             atom,
-            f"`{self.context.snippet(atom)}` branches on memory layout: dynamo guards on the "
-            "strides and compiles another graph when the layout changes, and dims of size 0 or 1 "
-            "make any stride look contiguous, so the branch flips with those sizes; call "
-            ".contiguous() unconditionally (a no-op when already contiguous) or drop the branch",
+            f"`{snippet(self.context, atom)}` branches on memory layout: recompiles when it flips; "
+            "call .contiguous() unconditionally",
         )

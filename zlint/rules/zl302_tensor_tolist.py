@@ -6,7 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
-from zlint.rules.calls import method_name
+from zlint.rules.calls import method_name, snippet
 
 
 class TensorTolist(Rule):
@@ -25,8 +25,5 @@ class TensorTolist(Rule):
             return
         self.report(
             node,
-            f"`{self.context.snippet(node)}` turns tensor data into Python numbers: graph break by "
-            "default (and always for float tensors); with capture_scalar_outputs on an integer "
-            "tensor each element becomes an unbacked symbol that cannot be branched on; keep the "
-            "values in a tensor, or pass sizes known up front",
+            f"`{snippet(self.context, node)}` turns tensor data into Python: graph break; keep it a tensor",
         )

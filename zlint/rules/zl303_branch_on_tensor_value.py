@@ -7,6 +7,7 @@ import libcst as cst
 from zlint.facts.conditions import condition_atoms
 from zlint.facts.size_facts import Fact, Kind
 from zlint.rules.branching import BranchRule, Where
+from zlint.rules.calls import snippet
 
 
 class BranchOnTensorValue(BranchRule):
@@ -32,8 +33,6 @@ class BranchOnTensorValue(BranchRule):
             return
         self.report_once(
             atom,
-            f"`{self.context.snippet(atom)}` branches on a tensor's value: dynamo cannot trace a "
-            "data-dependent jump, so the graph breaks here (and each side resumes in its own "
-            "graph); compute both sides and select with torch.where(), use torch.cond(), or "
-            "move the check outside compiled code",
+            f"`{snippet(self.context, atom)}` branches on a tensor value: graph break; use "
+            "torch.where",
         )

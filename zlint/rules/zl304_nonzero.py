@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.calls import keyword, positional
+from zlint.rules.calls import keyword, positional, snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
 
@@ -24,6 +24,5 @@ class Nonzero(CallRule):
             return
         self.report(
             node,
-            f"`{self.context.snippet(node)}`: {OUTPUT_SHAPE}; use torch.nonzero_static(x, "
-            "size=k) with a known bound, or keep the mask and use torch.where(mask, a, b)",
+            f"`{snippet(self.context, node)}` has a {OUTPUT_SHAPE}; use nonzero_static or a mask",
         )

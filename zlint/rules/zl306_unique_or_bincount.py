@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.calls import keyword
+from zlint.rules.calls import snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
 
@@ -19,9 +19,7 @@ class UniqueOrBincount(CallRule):
 
     def check(self, node: cst.Call, name: str, is_method: bool) -> None:
         if name == "bincount":
-            fix = "pass a minlength that bounds the values and slice, or use scatter_add_ into a fixed-size tensor"
-            if keyword(node, "minlength") is not None:
-                fix = "minlength is only a lower bound; use scatter_add_ into a fixed-size tensor"
+            fix = "scatter_add_ into a fixed-size tensor"
         else:
-            fix = "keep the full tensor and work with masks or a sort, or do this outside compiled code"
-        self.report(node, f"`{self.context.snippet(node)}`: {OUTPUT_SHAPE}; {fix}")
+            fix = "keep the full tensor and use masks"
+        self.report(node, f"`{snippet(self.context, node)}` has a {OUTPUT_SHAPE}; {fix}")

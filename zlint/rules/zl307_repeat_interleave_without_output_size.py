@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.facts.size_facts import Kind
-from zlint.rules.calls import keyword, positional
+from zlint.rules.calls import keyword, positional, snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
 
@@ -35,6 +35,5 @@ class RepeatInterleaveWithoutOutputSize(CallRule):
             return
         self.report(
             node,
-            f"`{self.context.snippet(node)}` repeats by a tensor: {OUTPUT_SHAPE}; pass "
-            "output_size= (e.g. the known total) so the size is not read from the data",
+            f"`{snippet(self.context, node)}` repeats by a tensor: {OUTPUT_SHAPE}; pass output_size=",
         )

@@ -1,0 +1,66 @@
+"""Helpers defined in the same module: what a call of one returns (a size, a tensor).
+
+``def seq_len(x): return x.shape[1]`` makes ``seq_len(h)`` a size at every call site, and
+``self._shape(x)`` likewise for a method of the enclosing class. One level deep: a helper's
+summary reads its own ``return`` values, not the helpers it calls in turn. A helper visited
+before the call (defined above it) is summarised from the facts of its body; one defined below
+from the syntax of its ``return`` values.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.values import _BLOCKS, _statement_children
+
+
+def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
+    """The values of ``function``'s return statements (nested defs and classes excepted)."""
+    found: list[cst.BaseExpression | None] = []
+    todo: list[cst.CSTNode] = [function.body]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            found.extend(s.value for s in current.body if isinstance(s, cst.Return))
+        elif isinstance(current, _BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
+            todo.extend(_statement_children(current))
+    return found
+
+
+def syntactic_size(value: cst.BaseExpression | None) -> bool:
+    """``x.shape[i]``, ``x.size(i)``, ``x.numel()``: a size whatever ``x`` is."""
+    if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index):
+        base = value.value
+        return isinstance(base, cst.Attribute) and base.attr.value == "shape"
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        method = value.func.attr.value
+        return (method == "size" and len(value.args) == 1) or (method in {"numel", "nelement"} and not value.args)
+    return False
+
+
+class FunctionIndex:
+    """The module-level functions and the methods of each class of one module."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.functions: dict[str, cst.FunctionDef] = {}
+        self.methods: dict[str, dict[str, cst.FunctionDef]] = {}
+        for statement in module.body:
+            if isinstance(statement, cst.FunctionDef):
+                self.functions[statement.name.value] = statement
+            elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+                self.methods[statement.name.value] = {
+                    s.name.value: s for s in statement.body.body if isinstance(s, cst.FunctionDef)
+                }
+        self._returns: dict[int, list[cst.BaseExpression | None]] = {}
+
+    def returns(self, function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
+        found = self._returns.get(id(function))
+        if found is None:
+            found = self._returns[id(function)] = _returns(function)
+        return found
+
+    def lookup(self, name: str, in_class: str | None) -> cst.FunctionDef | None:
+        """The helper ``name`` (a method when ``in_class`` is given), else None."""
+        if in_class is not None:
+            return self.methods.get(in_class, {}).get(name)
+        return self.functions.get(name)

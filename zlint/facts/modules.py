@@ -1,0 +1,126 @@
+"""What a class's ``self.<attr>`` hold: torch.nn layers (and which dims they fix), parameters.
+
+Read from the assignments anywhere in the class (``__init__`` in practice), once per class:
+``self.proj = nn.Linear(...)`` makes ``self.proj(x)`` a tensor whose last dim is fixed, and
+tells that ``x``'s last dim is fixed too; ``self.weight = nn.Parameter(...)`` and
+``self.register_buffer("table", ...)`` name tensors whose shapes dynamo keeps static
+(``force_parameter_static_shapes``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from zlint.facts.values import _BLOCKS, _statement_children
+
+#: torch.nn layers whose input and output dim 1 is the channel dim (fixed by the weights)
+CHANNEL_LAYERS = frozenset(
+    {
+        "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+        "LazyConv1d", "LazyConv2d", "LazyConv3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+        "SyncBatchNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+    }
+)
+#: torch.nn layers whose input and output last dim is the feature dim
+FEATURE_LAYERS = frozenset({"Linear", "LazyLinear", "LayerNorm", "RMSNorm", "Bilinear"})
+#: torch.nn layers that return a tuple, not a tensor
+TUPLE_LAYERS = frozenset(
+    {"LSTM", "GRU", "RNN", "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+     "AdaptiveLogSoftmaxWithLoss", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"}
+)
+PARAMETER_TYPES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+
+@dataclass(frozen=True)
+class ClassFacts:
+    """The ``self.<attr>`` names of one class: layer kind per attribute, and parameters/buffers."""
+
+    #: attr -> "channels", "features", "tensor" (another torch.nn layer returning a tensor) or
+    #: "module" (another class instantiated: a tensor when called with a tensor)
+    layers: dict[str, str] = field(default_factory=dict)
+    parameters: frozenset[str] = frozenset()
+
+
+def layer_kind(qualified: str | None) -> str | None:
+    """``channels``/``features``/``tensor`` for a ``torch.nn.<Layer>`` class, else None."""
+    if not qualified or not qualified.startswith("torch.nn."):
+        return None
+    last = qualified.rsplit(".", 1)[-1]
+    if not last[:1].isupper() or last in TUPLE_LAYERS or last in {"Module", "Parameter", "Identity"}:
+        return None
+    if last in CHANNEL_LAYERS:
+        return "channels"
+    if last in FEATURE_LAYERS:
+        return "features"
+    return "tensor"
+
+
+#: Capitalized callables that build containers or configs, not modules
+NOT_MODULES = frozenset({"OrderedDict", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Parameter"})
+
+
+def _instantiates_module(func: cst.BaseExpression, qualified: str | None) -> bool:
+    """``Block(...)``, ``layers.Mlp(...)``: a class instantiation that may be a module (not a
+    container, a config, or a torch.nn layer known to return a tuple)."""
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if not name[:1].isupper() or name.isupper() or name in NOT_MODULES or name.endswith(("Config", "Dict", "List")):
+        return False
+    return not (qualified or "").startswith("torch.nn.")  # torch.nn ones are classified exactly
+
+
+def _self_attribute(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def class_facts(node: cst.ClassDef, qualify: Callable[[cst.BaseExpression], str | None]) -> ClassFacts:
+    """Reads the assignments to ``self.<attr>`` and the buffer registrations of ``node``."""
+    layers: dict[str, str] = {}
+    parameters: set[str] = set()
+    todo: list[cst.CSTNode] = [node.body]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for statement in current.body:
+                _read(statement, qualify, layers, parameters)
+        elif isinstance(current, _BLOCKS) and not isinstance(current, cst.ClassDef):
+            todo.extend(_statement_children(current))
+    return ClassFacts(layers, frozenset(parameters))
+
+
+def _read(statement: cst.BaseSmallStatement, qualify, layers: dict[str, str], parameters: set[str]) -> None:
+    if isinstance(statement, cst.Assign):
+        pairs = [(t.target, statement.value) for t in statement.targets]
+    elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
+        pairs = [(statement.target, statement.value)]
+    elif isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+        call = statement.value
+        func = call.func
+        # self.register_buffer("name", ...) / self.register_parameter("name", ...)
+        if (
+            isinstance(func, cst.Attribute) and func.attr.value in {"register_buffer", "register_parameter"}
+            and call.args and isinstance(call.args[0].value, cst.SimpleString)
+        ):
+            name = call.args[0].value.evaluated_value
+            if isinstance(name, str):
+                parameters.add(name)
+        return
+    else:
+        return
+    for target, value in pairs:
+        attr = _self_attribute(target)
+        if attr is None or not isinstance(value, cst.Call):
+            continue
+        qual = qualify(value.func)
+        if qual in PARAMETER_TYPES:
+            parameters.add(attr)
+            continue
+        kind = layer_kind(qual)
+        if kind is None and _instantiates_module(value.func, qual):
+            kind = "module"  # self.block = Block(...): a tensor when called on a tensor
+        if kind is not None:
+            layers[attr] = kind
