@@ -15,6 +15,7 @@ from zlint.rules.base import Rule
 
 class FileNotLinted(Rule):
     code = "ZL000"
+    about_compiled_code = False  # about a call site or a comment, wherever it sits
     name = "file-not-linted"
     summary = "flake8 plugin: zlint could not lint this file (too large, too deeply nested, internal error)"
     #: yielded by the flake8 adapter only; its doc shows flake8 output, not a linted example

@@ -12,6 +12,7 @@ from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 class MissingMarkDynamic(CompiledCallRule):
     code = "ZL401"
+    about_compiled_code = False  # about a call site or a comment, wherever it sits
     trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
     name = "missing-mark-dynamic"
     summary = "A compiled callable is called in a loop on new tensors never marked dynamic, with `dynamic=` unset"

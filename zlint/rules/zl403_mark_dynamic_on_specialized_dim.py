@@ -13,6 +13,7 @@ from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 class MarkDynamicOnSpecializedDim(CompiledCallRule):
     code = "ZL403"
+    about_compiled_code = False  # about a call site or a comment, wherever it sits
     trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
     name = "mark-dynamic-on-specialized-dim"
     summary = "`mark_dynamic(x, d)` on a dim the compiled function specializes (ConstraintViolationError)"

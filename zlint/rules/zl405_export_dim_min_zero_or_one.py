@@ -10,6 +10,7 @@ from zlint.rules.base import Rule
 
 class ExportDimMinZeroOrOne(Rule):
     code = "ZL405"
+    about_compiled_code = False  # about a call site or a comment, wherever it sits
     trigger_words = frozenset({"Dim"})  # fast path: see zlint/prepass.py
     name = "export-dim-min-zero-or-one"
     summary = "`torch.export.Dim(..., min=0)`/`min=1`: export still traces for sizes >= 2"

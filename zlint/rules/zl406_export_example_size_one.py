@@ -19,6 +19,7 @@ def _elements(node: cst.BaseExpression | None) -> list[cst.BaseExpression] | Non
 
 class ExportExampleSizeOne(Rule):
     code = "ZL406"
+    about_compiled_code = False  # about a call site or a comment, wherever it sits
     trigger_words = frozenset({"export", "export_for_training", "draft_export"})  # fast path: see zlint/prepass.py
     name = "export-example-size-one"
     summary = "A `torch.export` example input has size 0 or 1 on a dim declared dynamic"

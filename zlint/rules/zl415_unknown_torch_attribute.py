@@ -62,6 +62,7 @@ def _try_catches_missing(node: cst.Try) -> bool:
 
 class UnknownTorchAttribute(TorchDataRule):
     code = "ZL415"
+    about_compiled_code = False  # about a call site or a comment, wherever it sits
     trigger_words = frozenset({"torch"})  # fast path: see zlint/prepass.py
     name = "unknown-torch-attribute"
     summary = "torch.*, torch.compiler.* or torch._dynamo.* attribute that the torch version lacks"

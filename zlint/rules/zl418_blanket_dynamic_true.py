@@ -8,6 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule
 
 class BlanketDynamicTrue(CompileCallRule):
     code = "ZL418"
+    about_compiled_code = False  # about a call site or a comment, wherever it sits
     trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
     name = "blanket-dynamic-true"
     summary = "torch.compile(dynamic=True) makes every dim dynamic; mark the dims that vary (opt-in)"

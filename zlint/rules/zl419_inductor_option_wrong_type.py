@@ -11,6 +11,7 @@ _ACCEPTS = {"bool": {"bool"}, "int": {"int", "bool"}, "float": {"float"}, "str":
 
 class InductorOptionWrongType(CompileCallRule):
     code = "ZL419"
+    about_compiled_code = False  # about a call site or a comment, wherever it sits
     trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
     name = "inductor-option-wrong-type"
     summary = "torch.compile(options={...}) value of a type the inductor option rejects"

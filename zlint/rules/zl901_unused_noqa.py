@@ -13,6 +13,7 @@ from zlint.rules.base import Rule
 
 class UnusedNoqa(Rule):
     code = UNUSED_NOQA_CODE
+    about_compiled_code = False  # about a call site or a comment, wherever it sits
     trigger_words = frozenset()  # checked after the traversal
     name = UNUSED_NOQA_NAME
     summary = "A `# noqa: ZL...` code that suppresses nothing on its line"
