@@ -6,6 +6,7 @@ from zlint.rules.base import Rule
 from zlint.rules.zl101_size_compared_with_zero_or_one import SizeComparedWithZeroOrOne
 from zlint.rules.zl102_size_truthiness import SizeTruthiness
 from zlint.rules.zl103_size_compared_with_constant import SizeComparedWithConstant
+from zlint.rules.zl104_size_zero_branch_with_size_oblivious import SizeZeroBranchWithSizeOblivious
 from zlint.rules.zl201_loop_over_size import LoopOverSize
 from zlint.rules.zl202_tensor_iteration import TensorIteration
 from zlint.rules.zl203_tensor_unpacking import TensorUnpacking
@@ -47,6 +48,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     SizeComparedWithZeroOrOne,
     SizeTruthiness,
     SizeComparedWithConstant,
+    SizeZeroBranchWithSizeOblivious,
     LoopOverSize,
     TensorIteration,
     TensorUnpacking,
