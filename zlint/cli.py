@@ -225,7 +225,7 @@ def check(args: argparse.Namespace) -> int:
         diagnostics = verified
 
     run = Run(tuple(files), tuple(errors))
-    out = statistics(diagnostics) if args.statistics else write_report(args.format, diagnostics, run)
+    out = statistics(diagnostics, args.format) if args.statistics else write_report(args.format, diagnostics, run)
     if args.output_file:
         try:
             atomic_write(args.output_file, out.encode("utf-8"))

@@ -19,14 +19,6 @@ from zlint.facts.project_scope import COMPILED, NEVER, FileScope
 
 SCOPES = ("default", "all")  # default: compiled and unknown code
 TARGETS = ("default", "single-graph")
-#: what a rule says when it does not say otherwise
-DEFAULT_SEVERITY = "warning"
-
-
-def severity_of(code: str) -> str:
-    """A rule's severity ("error", "warning", "note"): its ``severity`` attribute, else warning."""
-    rule = registry.RULES_BY_CODE.get(code)
-    return getattr(rule, "severity", DEFAULT_SEVERITY) if rule is not None else DEFAULT_SEVERITY
 
 
 def about_compiled_code(code: str) -> bool:
