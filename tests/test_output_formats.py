@@ -89,7 +89,11 @@ def test_concise_is_the_text_format_and_grouped_groups_by_file(project):
     assert zlint("--format", "concise", ".", cwd=project).stdout == text
     grouped = zlint("--format", "grouped", ".", cwd=project).stdout
     findings = _findings(project, ".")
-    lines = [f"  {f['location']['row']}:{f['location']['column']} {f['code']} {f['message']}" for f in findings]
+    lines = [
+        f"  {f['location']['row']}:{f['location']['column']} {f['code']} {f['message']}"
+        f"  [{f['tier']} tier; {f['scope']}: {f['scope_reason']}]"
+        for f in findings
+    ]
     assert grouped.split("\n") == ["a.py:", *lines[:2], "", "b.py:", *lines[2:], ""]
 
 

@@ -77,12 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--compiled-only", action="store_true", default=None, help="report only findings in compiled code")
     parser.add_argument(
         "--scope", choices=("default", "all"), default=None,
-        help="default: findings in compiled and unknown code; all: also in code never compiled",
+        help="default: findings in compiled and unknown code; all: also in code never compiled "
+        "(__init__, weight init, checkpoint conversion, preprocessing)",
     )
     parser.add_argument(
         "--target", choices=("default", "single-graph"), default=None,
-        help="default: what costs with plain torch.compile; single-graph: also what costs under "
-        "mark_unbacked/backed_size_oblivious",
+        help="default: only what costs with plain torch.compile; single-graph (the default): also "
+        "what costs under mark_unbacked/backed_size_oblivious",
     )
     parser.add_argument(
         "--jobs", type=int, default=None, metavar="N",

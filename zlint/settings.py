@@ -55,8 +55,10 @@ class Settings:
     #: "default": findings in compiled and unknown code; "all": also never-compiled code
     scope: str = "default"
     #: "default": what costs with plain torch.compile; "single-graph": also what costs only once
-    #: sizes are made one graph (mark_unbacked, backed_size_oblivious)
-    target: str = "default"
+    #: sizes are made one graph (mark_unbacked, backed_size_oblivious). Both by default: the 0/1
+    #: branches are what stands between a model and one graph for every size, and each finding
+    #: says its tier
+    target: str = "single-graph"
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
