@@ -30,7 +30,7 @@ class SizeZeroBranchWithSizeOblivious(BranchRule):
     #: reported only where this file enables backed_size_oblivious, or the run does and the code
     #: is compiled (zlint.placement)
     needs_size_oblivious = True
-    severity = "error"
+    severity = "error"  # a wrong result, not a slowdown
 
     def __init__(self, context) -> None:
         super().__init__(context)

@@ -28,10 +28,8 @@ class MissingMarkDynamic(CompiledCallRule):
             suggestion = f"{torch}._dynamo.maybe_mark_dynamic({text}, 0)"
             self.report(
                 arg,
-                f"`{callee}` is compiled (line {line}) without `dynamic=` and called in a loop with "
-                f"`{text}`, which is never marked dynamic: the first new size recompiles, and sizes "
-                f"0 and 1 always get graphs of their own; add `{suggestion}` before the call "
-                "(for each dim that varies)",
+                f"`{text}` varies in a loop (compiled at line {line}): recompiles at the first new size; "
+                f"add `{suggestion}`",
                 fix=self._fix(call, suggestion),
             )
 

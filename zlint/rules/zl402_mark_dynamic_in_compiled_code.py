@@ -26,10 +26,8 @@ class MarkDynamicInCompiledCode(Rule):
         in_forward = "forward" in scope[1:]
         if not in_forward and not self.context.compiled_scope.contains(self.context.function):
             return
-        where = "a `forward`" if in_forward else f"compiled code (`{self.context.function}`)"
+        where = "a `forward`" if in_forward else "compiled code"
         self.report(
             node,
-            f"`{kind}` inside {where}: dynamo refuses to trace it (AssertionError: Attempt to "
-            "trace forbidden callable); mark the input at the call site, before calling the "
-            "compiled function or module",
+            f"`{kind}` inside {where} raises (forbidden callable); mark inputs before the call",
         )

@@ -46,10 +46,8 @@ class MarkDynamicOnSpecializedDim(CompiledCallRule):
                 line = self.get_metadata(PositionProvider, use).start.line
                 self.report(
                     mark.call,
-                    f"`mark_dynamic({text}, {mark.dim})` but `{function.name.value}` specializes that "
-                    f"dim at line {line} (`{self.context.snippet(use)}`): torch.compile raises "
-                    "ConstraintViolationError; use `maybe_mark_dynamic` (dynamic when it can be) "
-                    "or remove the specialization",
+                    f"`mark_dynamic({text}, {mark.dim})` but line {line} specializes that dim: raises "
+                    "ConstraintViolationError; use maybe_mark_dynamic",
                     fix=self._fix(mark.call),
                 )
 

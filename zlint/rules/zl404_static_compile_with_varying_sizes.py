@@ -34,8 +34,6 @@ class StaticCompileWithVaryingSizes(CompiledCallRule):
         line = self.get_metadata(PositionProvider, call).start.line
         self.report(
             site.dynamic_arg,
-            f"`dynamic=False` but `{self.text_of(call.func)}` is called in a loop (line {line}) with "
-            f"`{self.text_of(args[0])}`, a new input each time: every new size compiles a new graph "
-            "until the recompile limit (8), then it runs eagerly (only a logged warning says so); drop "
-            "`dynamic=False` and mark the varying dims with torch._dynamo.maybe_mark_dynamic()",
+            f"`dynamic=False` with new sizes in a loop (line {line}): recompiles for every size, then runs "
+            "eagerly; drop it",
         )

@@ -25,8 +25,6 @@ class ExportDimMinZeroOrOne(Rule):
                 value = int_literal(arg.value)
                 self.report(
                     arg,
-                    f"`Dim(..., min={value})` does not make size {value} work: export traces "
-                    "assuming the dim is never 0 or 1, so a branch taken only at size 0/1 is "
-                    "silently missing from the exported program; use `min=2` and handle 0/1 "
-                    "outside, or write the model branch-free and check it at those sizes",
+                    f"`Dim(..., min={value})`: export assumes the dim is never 0 or 1; use min=2 and "
+                    "handle sizes 0/1 outside",
                 )

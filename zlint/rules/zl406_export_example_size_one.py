@@ -107,8 +107,6 @@ class ExportExampleSizeOne(Rule):
                     value = int_literal(sizes[dim])
                     self.report(
                         sizes[dim],
-                        f"example size {value} on dim {dim}, declared dynamic "
-                        f"(`{self.context.snippet(dim_spec)}`): export specializes example dims of "
-                        "size 0 or 1 — a named `Dim`/`Dim.DYNAMIC` fails with a constraint error, "
-                        "`Dim.AUTO` silently makes the dim static; build the example with size >= 2",
+                        f"example size {value} on dynamic dim {dim}: export specializes it (an error, or a "
+                        "static dim); use size >= 2",
                     )

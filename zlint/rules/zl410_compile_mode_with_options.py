@@ -22,7 +22,5 @@ class CompileModeWithOptions(CompileCallRule):
         move = f" ({mode!r} sets {settings})" if settings else ""
         self.report(
             call.keywords["options"],
-            "torch.compile() raises RuntimeError when both mode= and options= are given "
-            f"(\"Either mode or options can be specified\"); drop `mode` or move its settings into "
-            f"`options`{move}",
+            f"mode= with options= raises RuntimeError; drop `mode` or move its settings into `options`{move}",
         )

@@ -22,6 +22,6 @@ class UnknownCompileMode(CompileCallRule):
         known = ", ".join(repr(m) for m in self.data.modes)
         self.report(
             arg.value,
-            f"mode={mode!r} is not a compile mode of {version_note(self.data)}: torch.compile() "
-            f"raises RuntimeError (\"Unrecognized mode\"){did_you_mean(mode, self.data.modes)}; use one of {known}",
+            f"mode={mode!r} is not a mode of {version_note(self.data)}: raises RuntimeError; "
+            + (did_you_mean(mode, self.data.modes).strip(" ()") or f"use one of {known}"),
         )

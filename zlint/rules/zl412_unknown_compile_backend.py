@@ -53,7 +53,6 @@ class UnknownCompileBackend(TorchDataRule):
             return
         self.report(
             node,
-            f"backend={backend!r} is not registered in {version_note(self.data)}: the compile raises "
-            f"InvalidBackend{did_you_mean(backend, self.data.backends)}; use 'inductor' (the default), "
-            "'aot_eager'/'eager' to debug, or a backend listed by torch._dynamo.list_backends()",
+            f"backend={backend!r} is not registered in {version_note(self.data)}: raises InvalidBackend; "
+            + (did_you_mean(backend, self.data.backends).strip(" ()") or "use 'inductor' or a listed backend"),
         )

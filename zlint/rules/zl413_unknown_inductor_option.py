@@ -23,7 +23,6 @@ class UnknownInductorOption(CompileCallRule):
             hint = did_you_mean(item.key.replace("-", "_"), self.data.inductor_options)
             self.report(
                 item.key_node,
-                f"{item.key!r} is not an inductor option in {version_note(self.data)}: the compile raises "
-                f"RuntimeError (\"Unexpected optimization option\"){hint}; see "
-                "torch._inductor.list_options() for the valid keys",
+                f"{item.key!r} is not an inductor option in {version_note(self.data)}: raises RuntimeError; "
+                + (hint.strip(" ()") or "see torch._inductor.list_options()"),
             )

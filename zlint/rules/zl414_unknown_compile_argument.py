@@ -22,13 +22,11 @@ class UnknownCompileArgument(CompileCallRule):
                 continue
             self.report(
                 arg,
-                f"torch.compile() takes no `{keyword}=` in {version_note(self.data)}: TypeError "
-                f"(\"unexpected keyword argument\"){did_you_mean(keyword, params)}; remove it (valid: "
-                f"{', '.join(sorted(p for p in params if p != 'model'))})",
+                f"torch.compile() takes no `{keyword}=` in {version_note(self.data)}: raises TypeError; "
+                + (did_you_mean(keyword, params).strip(" ()") or "remove it"),
             )
         for arg in call.positional[self.data.compile_positional:]:
             self.report(
                 arg,
-                "torch.compile() takes only the model positionally; pass the rest by keyword "
-                "(mode=, backend=, ...) or this raises TypeError",
+                "torch.compile() takes only the model positionally: raises TypeError; pass this by keyword",
             )

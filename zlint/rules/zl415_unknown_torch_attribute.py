@@ -163,7 +163,7 @@ class UnknownTorchAttribute(TorchDataRule):
             return
         self.report(
             node.attr,
-            f"`{qualified}` does not exist in {version_note(self.data)}: AttributeError"
+            f"`{qualified}` does not exist in {version_note(self.data)}: raises AttributeError"
             f"{did_you_mean(key, options)}",
         )
 
@@ -173,9 +173,8 @@ class UnknownTorchAttribute(TorchDataRule):
             return
         self.report(
             node,
-            f"`{namespace}.{attr}` does not exist in {version_note(self.data)}: AttributeError when this "
-            f"runs{did_you_mean(attr, names)}; check the name against the docs of this torch version, "
-            "or guard it with hasattr() if it is meant for another version",
+            f"`{namespace}.{attr}` does not exist in {version_note(self.data)}: raises AttributeError; "
+            + (did_you_mean(attr, names).strip(" ()") or "guard it with hasattr()"),
         )
 
     def leave_Import(self, original_node: cst.Import) -> None:

@@ -64,10 +64,8 @@ class RaisedRecompileLimit(TorchDataRule):
         where = " for this torch.compile call" if per_call else ""
         self.report(
             anchor,
-            f"{key} raised to {shown}{where} (default {default}): this hides recompile "
-            "storms instead of fixing them (every extra graph costs compile time and memory); find what "
-            "recompiles with TORCH_LOGS=recompiles and mark the varying dims (mark_dynamic / "
-            "maybe_mark_dynamic) or remove the guard, and keep the limit near its default",
+            f"{key} raised to {shown}{where} (default {default}) hides recompiles; find them with "
+            "TORCH_LOGS=recompiles",
         )
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -20,8 +20,6 @@ class BlanketDynamicTrue(CompileCallRule):
             return
         self.report(
             arg,
-            "dynamic=True makes every dim of every input symbolic up front (PyTorch's dynamic-shapes docs "
-            "call it error prone and not recommended): sizes 0 and 1 still specialize, and dims that never "
-            "vary lose static optimizations; leave dynamic unset (automatic dynamic) and mark the dims "
-            "that vary with torch._dynamo.mark_dynamic(x, dim) or maybe_mark_dynamic before the call",
+            "dynamic=True makes every dim symbolic, even static ones; leave it unset, maybe_mark_dynamic "
+            "varying dims",
         )

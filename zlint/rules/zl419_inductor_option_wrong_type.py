@@ -27,6 +27,5 @@ class InductorOptionWrongType(CompileCallRule):
                 continue
             self.report(
                 item.value,
-                f"option {item.key!r} takes a {declared} in {version_note(self.data)}, not a {given}: the "
-                f"compile raises RuntimeError (\"Unexpected type of attr\"); pass a {declared} literal",
+                f"option {item.key!r} takes a {declared}, not a {given}: raises RuntimeError; pass a {declared}",
             )
