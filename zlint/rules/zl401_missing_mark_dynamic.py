@@ -20,16 +20,13 @@ class MissingMarkDynamic(CompiledCallRule):
     def compiled_call(self, call: cst.Call, site: CompileSite, frame: Frame) -> None:
         if site.dynamic is not Dynamic.UNSET:
             return
-        line = self.get_metadata(PositionProvider, site.node).start.line
-        callee = self.text_of(call.func)
         for arg in self.varying_args(call, frame):
             text = self.text_of(arg)
             torch = self.context.compiled_scope.torch_name or "torch"
             suggestion = f"{torch}._dynamo.maybe_mark_dynamic({text}, 0)"
             self.report(
                 arg,
-                f"`{text}` varies in a loop (compiled at line {line}): recompiles at the first new size; "
-                f"add `{suggestion}`",
+                f"`{text}` varies in a loop: recompiles at the first new size; add `{suggestion}`",
                 fix=self._fix(call, suggestion),
             )
 

@@ -34,6 +34,6 @@ class StaticCompileWithVaryingSizes(CompiledCallRule):
         line = self.get_metadata(PositionProvider, call).start.line
         self.report(
             site.dynamic_arg,
-            f"`dynamic=False` with new sizes in a loop (line {line}): recompiles for every size, then runs "
-            "eagerly; drop it",
+            f"`dynamic=False` with new sizes in a loop (line {line}): recompiles for every size; "
+            "drop it",
         )

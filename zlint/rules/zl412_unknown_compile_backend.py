@@ -53,6 +53,6 @@ class UnknownCompileBackend(TorchDataRule):
             return
         self.report(
             node,
-            f"backend={backend!r} is not registered in {version_note(self.data)}: raises InvalidBackend; "
+            f"backend={backend!r} is unknown to {version_note(self.data)}: raises InvalidBackend; "
             + (did_you_mean(backend, self.data.backends).strip(" ()") or "use 'inductor' or a listed backend"),
         )

@@ -23,6 +23,6 @@ class UnknownInductorOption(CompileCallRule):
             hint = did_you_mean(item.key.replace("-", "_"), self.data.inductor_options)
             self.report(
                 item.key_node,
-                f"{item.key!r} is not an inductor option in {version_note(self.data)}: raises RuntimeError; "
+                f"{item.key!r} is no inductor option on {version_note(self.data)}: raises RuntimeError; "
                 + (hint.strip(" ()") or "see torch._inductor.list_options()"),
             )

@@ -27,5 +27,5 @@ class InductorOptionWrongType(CompileCallRule):
                 continue
             self.report(
                 item.value,
-                f"option {item.key!r} takes a {declared}, not a {given}: raises RuntimeError; pass a {declared}",
+                f"option {item.key!r} takes a {declared} on {version_note(self.data)}, not a {given}: raises RuntimeError",
             )
