@@ -162,7 +162,7 @@ def test_never_compiled_code_says_why():
         ("compiled", "forward of Net"),
         ("never", "checkpoint conversion"),
         ("never", "called only from checkpoint_filter_fn"),
-        ("never", "input preprocessing (ImageProcessor)"),
+        ("never", "input/output processing (ImageProcessor)"),
         ("never", "module level (runs at import)"),
     ]
 
@@ -319,3 +319,37 @@ def test_scope_setting_in_pyproject(tmp_path):
     proc = zlint("--no-cache", ".", cwd=tmp_path)
     assert proc.returncode == 2
     assert "scope must be 'default' or 'all'" in proc.stderr
+
+
+def test_library_bases_outside_the_run_and_module_processors():
+    assert one(
+        """
+        from transformers.modeling_utils import PreTrainedModel
+        from torch import nn
+
+        class MyPreTrainedModel(PreTrainedModel):
+            def _init_weights(self, module):
+                pass
+
+        class MyModel(MyPreTrainedModel):  # a module by convention: it defines forward
+            def forward(self, x):
+                return x  # <-
+
+        class AudioProcessor(nn.Module):  # a module named like a processor runs compiled
+            def forward(self, x):
+                return x  # <-
+
+        class LogitsProcessorPil:
+            def __call__(self, scores):
+                return scores  # <-
+
+        class Plain(object):
+            def forward(self, x):
+                return x  # <-
+        """
+    ) == [
+        ("compiled", "forward of MyModel"),
+        ("compiled", "forward of AudioProcessor"),
+        ("never", "input/output processing (LogitsProcessorPil)"),
+        ("unknown", "no compiled caller found"),
+    ]

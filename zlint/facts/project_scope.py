@@ -31,6 +31,8 @@ COMPILED, NEVER, UNKNOWN = "compiled", "never", "unknown"
 # nn.Module and its subclasses in torch (Sequential, ModuleList, ...): their forward is traced.
 _MODULE_BASE_PREFIXES = ("torch.nn.", "nn.")
 _COMPILE = frozenset({"torch.compile"})
+# bases that say a class is not a module, whatever its methods are called
+_PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Protocol", "typing.Protocol", "NamedTuple", "Enum"})
 _DISABLE = frozenset({
     "torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo", "torch.jit.ignore",
     "torch.jit.unused",
@@ -49,10 +51,7 @@ _NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"filter_fn$|^_*convert_|^_*remap_"), "checkpoint conversion"),
 )
 # Classes whose methods prepare inputs or describe configuration: they run before the model.
-_NEVER_CLASS = re.compile(
-    r"(Processor|Processing|ProcessorMixin|Tokenizer|TokenizerFast|FeatureExtractor|FeatureExtraction"
-    r"|ProcessingMixin|Config|Configuration)(Mixin|Base)?$"
-)
+_NEVER_CLASS = re.compile(r"(Processor|Processing|Tokenizer|FeatureExtractor|FeatureExtraction|Config$|Configuration$)")
 
 
 @dataclass
@@ -397,14 +396,19 @@ class _Project:
             return found
         return None
 
-    def is_module_class(self, path: str, qual: str, seen: frozenset = frozenset()) -> bool:
-        key = f"{path}\0{qual}"
+    def is_module_class(self, path: str, qual: str, forward: bool = False, seen: frozenset = frozenset()) -> bool:
+        """True when the class derives from ``nn.Module``, directly or through classes of the
+        run. A base from outside the run (a library's ``PreTrainedModel``) counts as a module when
+        the class or a subclass on the way defines ``forward`` (``forward`` is the nn.Module
+        convention)."""
+        key = f"{path}\0{qual}\0{forward}"
         if key in self._module_cache:
             return self._module_cache[key]
         if key in seen:
             return False
         summary = self.files[path]
         info = summary.classes[qual]
+        forward = forward or "forward" in info.methods
         answer = False
         for base in info.bases:
             qualified = _qualify(summary, base) or base
@@ -413,10 +417,8 @@ class _Project:
             else:
                 found = self.class_of(path, base)
                 if found is not None:
-                    answer = self.is_module_class(*found, seen | {key})
-                elif "forward" in info.methods:
-                    # a base from outside the run (a library's PreTrainedModel): forward is the
-                    # nn.Module convention, so a class defining it is taken for a module
+                    answer = self.is_module_class(*found, forward, seen | {key})
+                elif forward and base not in _PLAIN_BASES:
                     answer = True
             if answer:
                 break
@@ -507,14 +509,14 @@ def _never_reason(project: _Project, path: str, function: _Function) -> str | No
     for pattern, reason in _NEVER_NAMES:
         if pattern.search(function.name):
             return reason.format(name=function.name)
-    if function.cls is not None:
+    if function.cls is not None and not project.is_module_class(path, function.cls):
         summary = project.files[path]
         info = summary.classes[function.cls]
         names = [info.qualname.rsplit(".", 1)[-1], *(b.rsplit(".", 1)[-1] for b in info.bases)]
         for name in names:
             match = _NEVER_CLASS.search(name)
             if match:
-                kind = "configuration" if "Config" in match.group(1) else "input preprocessing"
+                kind = "configuration" if "Config" in match.group(1) else "input/output processing"
                 return f"{kind} ({info.qualname.rsplit('.', 1)[-1]})"
     return None
 
