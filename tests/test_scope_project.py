@@ -353,3 +353,22 @@ def test_library_bases_outside_the_run_and_module_processors():
         ("never", "input/output processing (LogitsProcessorPil)"),
         ("unknown", "no compiled caller found"),
     ]
+
+
+def test_the_index_cache_survives_edits_and_corruption(tmp_path):
+    from zlint.project import ProjectIndex
+
+    (tmp_path / "helpers.py").write_text(HELPER)
+    (tmp_path / "loader.py").write_text(LOADER)
+    paths = [str(tmp_path / "helpers.py"), str(tmp_path / "loader.py"), str(tmp_path / "model.py")]
+    cache = tmp_path / "cache" / "project.json"
+    fresh = ProjectIndex.build(paths[:2]).scope_of(paths[0])
+    assert ProjectIndex.build(paths[:2], cache).scope_of(paths[0]) == fresh
+    assert ProjectIndex.build(paths[:2], cache).scope_of(paths[0]) == fresh  # from the stored answer
+    assert fresh.classify(5) == ("never", "called only from checkpoint_filter_fn")
+    (tmp_path / "model.py").write_text(MODEL)  # a new file: the stored answer no longer applies
+    assert ProjectIndex.build(paths, cache).scope_of(paths[0]).classify(5) == ("compiled", "called from Net.forward")
+    cache.write_text('{"answer": {"run": 1}, "x": [')
+    assert ProjectIndex.build(paths, cache).scope_of(paths[0]).classify(5) == ("compiled", "called from Net.forward")
+    cache.write_text('{"answer": 3, "deadbeef": {"functions": 1}}')
+    assert ProjectIndex.build(paths, cache).scope_of(paths[0]).classify(5) == ("compiled", "called from Net.forward")
