@@ -372,3 +372,34 @@ def test_the_index_cache_survives_edits_and_corruption(tmp_path):
     assert ProjectIndex.build(paths, cache).scope_of(paths[0]).classify(5) == ("compiled", "called from Net.forward")
     cache.write_text('{"answer": 3, "deadbeef": {"functions": 1}}')
     assert ProjectIndex.build(paths, cache).scope_of(paths[0]).classify(5) == ("compiled", "called from Net.forward")
+
+
+def test_a_name_defined_twice_runs_where_its_last_definition_runs():
+    assert one(
+        """
+        import torch
+        from torch import nn
+
+        if hasattr(torch, "compiler"):
+            def helper(x):
+                return x  # <-
+        else:
+            def helper(x):
+                return x  # <-
+
+        def stats(x):
+            return x  # <-
+
+        def stats(x):
+            return x  # <-
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return helper(x)
+        """
+    ) == [
+        ("compiled", "called from Net.forward"),
+        ("compiled", "called from Net.forward"),
+        ("unknown", "no compiled caller found"),
+        ("unknown", "no compiled caller found"),
+    ]

@@ -96,7 +96,7 @@ def _tree(path: str, data: bytes) -> ast.Module | None:
 
 def _encode(summary: FileSummary) -> dict:
     data = dataclasses.asdict(summary)
-    for function in data["functions"].values():
+    for function in [*data["functions"].values(), *data["shadowed"]]:
         function["calls"] = sorted(function["calls"])
     return data
 
@@ -110,11 +110,16 @@ def _decode(data: object) -> FileSummary | None:
             function = _Function(**{**f, "calls": set(f["calls"]), "regions": [tuple(r) for r in f["regions"]]})
             functions[qual] = function
         classes = {qual: _Class(**c) for qual, c in data["classes"].items()}
+        shadowed = [
+            _Function(**{**f, "calls": set(f["calls"]), "regions": [tuple(r) for r in f["regions"]]})
+            for f in data["shadowed"]
+        ]
         return FileSummary(
             **{
                 **data,
                 "functions": functions,
                 "classes": classes,
+                "shadowed": shadowed,
                 "compiled_names": [tuple(pair) for pair in data["compiled_names"]],
             }
         )

@@ -87,6 +87,9 @@ class FileSummary:
     compiled_names: list[tuple[str, str]] = field(default_factory=list)
     #: module-level `name = Cls(...)` bindings, for `torch.compile(model)`
     instances: dict[str, str] = field(default_factory=dict)
+    #: earlier definitions of a name defined again (`if cond: def f` / `else: def f`): they run
+    #: where the later one with the same qualified name runs
+    shadowed: list[_Function] = field(default_factory=list)
     size_oblivious: bool = False  # enables backed_size_oblivious
     single_graph: bool = False  # enables any single-graph mode (also mark_unbacked, Dim.DYNAMIC)
 
@@ -234,6 +237,8 @@ class _Summarizer:
             name = _qualify(self.summary, _dotted(target))
             if name:
                 info.decorators.append(name)
+        if qual in self.summary.functions:
+            self.summary.shadowed.append(self.summary.functions[qual])
         self.summary.functions[qual] = info
         if cls is not None:
             self.classes[-1].methods[node.name] = qual
@@ -587,7 +592,8 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
     out: dict[str, FileScope] = {}
     for path, summary in project.files.items():
         regions: list[tuple[int, int, str, str]] = []
-        for qual, function in sorted(summary.functions.items(), key=lambda kv: (kv[1].start, -kv[1].end)):
+        every = [*summary.functions.items(), *((f.qualname, f) for f in summary.shadowed)]
+        for qual, function in sorted(every, key=lambda kv: (kv[1].start, -kv[1].end)):
             scope, reason = verdict.get((path, qual), (None, ""))
             if scope is None:
                 scope, reason = _inherited(regions, function) or (UNKNOWN, "no compiled caller found")
