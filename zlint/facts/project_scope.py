@@ -45,7 +45,8 @@ _FALSE_WHEN_COMPILING = ("is_scripting", "is_tracing")
 # Functions that run once at construction or load time, eagerly, never inside a compiled forward.
 _NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^__(init|post_init|repr|str)__$|^extra_repr$"), "{name}"),
-    (re.compile(r"^_*(init|initialize)_|_init_weights?$|^_*init_weights|^_*reset_parameters$"), "weight init"),
+    (re.compile(r"^_*(init|initialize)_?(weights?|params|parameters)|_init_weights?$|^_*reset_parameters$"),
+     "weight init"),
     (re.compile(r"state_dict|^_*load_(pretrained|checkpoint|weights)|^_*from_pretrained$|^_*save_pretrained$"),
      "state-dict load/save"),
     (re.compile(r"filter_fn$|^_*convert_|^_*remap_"), "checkpoint conversion"),
