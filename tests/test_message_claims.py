@@ -58,7 +58,8 @@ def measure(fn: Callable, sizes, *, dynamic=None, oblivious=False, unbacked=Fals
                 compiled(x)
     except Exception as exc:  # what a single-graph mode does to the code: it is the measurement
         error = exc
-    breaks = sum(torch._dynamo.utils.counters["graph_break"].values())
+    counters = torch._dynamo.utils.counters  # a break on a tensor's value is counted as a resume
+    breaks = sum(counters["graph_break"].values()) + sum(counters["resumes"].values())
     return Measured(count[0], breaks, error)
 
 
@@ -79,7 +80,10 @@ def recompiles_when_it_flips(fn) -> bool:
 
 
 def graph_break(fn) -> bool:
-    return measure(fn, (3,)).breaks > 0
+    if measure(fn, (3,)).breaks > 0:
+        return True
+    torch._dynamo.reset()  # explain() also sees breaks the counters keep elsewhere
+    return torch._dynamo.explain(fn)(_inputs(3)).graph_break_count > 0
 
 
 def blocks_single_graph_mode(fn) -> bool:
