@@ -123,3 +123,14 @@ def test_exit_codes(tmp_path, files, args, code):
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     assert run_zlint(*args, ".", cwd=tmp_path).returncode == code
+
+
+def test_github_annotation_level_follows_the_rule_severity():
+    from zlint.diagnostics import Diagnostic
+    from zlint.report.github import annotation
+
+    def level(code: str) -> str:
+        return annotation(Diagnostic("m.py", 3, 4, code, "name", "msg", 3, 9)).split(" ", 1)[0]
+
+    # a wrong result is an error, an advisory (severity "info") a notice, the rest warnings
+    assert (level("ZL104"), level("ZL417"), level("ZL101")) == ("::error", "::notice", "::warning")
