@@ -160,7 +160,7 @@ def test_never_compiled_code_says_why():
         ("never", "weight init"),
         ("never", "weight init"),
         ("never", "state-dict load/save"),
-        ("never", "@compiler.disable"),
+        ("never", "@torch.compiler.disable"),
         ("never", "branch not taken under torch.compile"),
         ("never", "branch not taken under torch.compile"),
         ("compiled", "forward of Net"),
@@ -409,5 +409,31 @@ def test_a_name_defined_twice_runs_where_its_last_definition_runs():
         ("compiled", "called from Net.forward"),
         ("compiled", "called from Net.forward"),
         ("unknown", "no compiled caller found"),
+        ("unknown", "no compiled caller found"),
+    ]
+
+
+def test_disable_decorators_under_other_names():
+    assert one(
+        """
+        import torch
+        import torch._dynamo as dynamo
+        from torch.compiler import disable
+
+        @dynamo.disable
+        def a(x):
+            return x  # <-
+
+        @disable(recursive=False)
+        def b(x):
+            return x  # <-
+
+        @torch.jit.ignore
+        def c(x):
+            return x  # <-
+        """
+    ) == [
+        ("never", "@torch._dynamo.disable"),
+        ("never", "@torch.compiler.disable"),
         ("unknown", "no compiled caller found"),
     ]

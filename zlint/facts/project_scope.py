@@ -33,10 +33,8 @@ _MODULE_BASE_PREFIXES = ("torch.nn.", "nn.")
 _COMPILE = frozenset({"torch.compile"})
 # bases that say a class is not a module, whatever its methods are called
 _PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Protocol", "typing.Protocol", "NamedTuple", "Enum"})
-_DISABLE = frozenset({
-    "torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo", "torch.jit.ignore",
-    "torch.jit.unused",
-})
+# dynamo runs what these decorate eagerly (TorchScript's jit.ignore/unused say nothing to dynamo)
+_DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo"})
 # Predicates whose value under dynamo is known: is_compiling() is True while tracing; TorchScript
 # scripting and jit tracing are not active under dynamo.
 _TRUE_WHEN_COMPILING = ("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling")
@@ -510,8 +508,8 @@ def _join_relative(pieces: list[str]) -> str:
 def _never_reason(project: _Project, path: str, function: _Function) -> str | None:
     """Why ``function`` never runs compiled, from what it is, or None."""
     for decorator in function.decorators:
-        if decorator in _DISABLE or decorator.endswith((".disable", "_disable_dynamo")):
-            return f"@{decorator.rsplit('.', 2)[-2]}.{decorator.rsplit('.', 1)[-1]}"
+        if decorator in _DISABLE:
+            return f"@{decorator}"
     for pattern, reason in _NEVER_NAMES:
         if pattern.search(function.name):
             return reason.format(name=function.name)
