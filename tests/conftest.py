@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,25 @@ from zlint.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 # every rule, every finding: rule tests are about what a rule finds, not what a run shows
 ALL = Settings(select=("ALL",), scope="all", target="single-graph")
+#: the rule tests and the doc examples: each of their tests runs twice, on the fast path (the
+#: pre-pass decides what to parse) and on the full path (every file parsed whole), and both
+#: must find exactly what the test says
+BOTH_PATHS = re.compile(r"test_rules_zl\d+|test_rule_docs|test_compile_calls")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if BOTH_PATHS.fullmatch(metafunc.module.__name__) and "lint_path" not in metafunc.fixturenames:
+        metafunc.fixturenames.append("lint_path")
+        metafunc.parametrize("lint_path", ["fast", "full"], indirect=True)
+
+
+@pytest.fixture
+def lint_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``fast`` or ``full``: the path every lint in the test takes (``ZLINT_FULL_PATH``, which
+    in-process linting and zlint subprocesses both read)."""
+    path = getattr(request, "param", "fast")
+    monkeypatch.setenv("ZLINT_FULL_PATH", "1" if path == "full" else "0")
+    return path
 
 # a small file with one ZL101 (line 6) and one ZL102 (line 8), shared by the output-format tests
 POOL_HAZARD = """\

@@ -1,8 +1,9 @@
-"""The fast path (zlint/prepass.py) finds exactly what the plain whole-file LibCST path finds.
+"""The fast path (zlint/prepass.py: skip the rules that cannot report in a file) finds exactly
+what the full path (every enabled rule) finds.
 
-Each case is linted both ways with every rule, and with the size rules alone (where the
-pre-pass really drops code); the findings must be equal field by field (positions, messages,
-enclosing function, compiled flag, fixes).
+Each case is linted both ways with every rule, and with the size rules alone (where the pre-pass
+really skips rules); the findings must be equal field by field (positions, messages, enclosing
+function, compiled flag, fixes). The rule tests and doc examples also run on both paths (conftest).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from zlint import prepass, registry
+from zlint import prepass
+from zlint import rules as rule_modules
 from zlint.engine import lint_source
 from zlint.settings import Settings
 
@@ -201,52 +203,32 @@ def test_fast_path_equals_full_path(name, settings):
     assert _as_tuples(fast) == _as_tuples(full)
 
 
-def test_the_cases_really_exercise_the_reduced_module():
-    # the equality above would be empty if the pre-pass always fell back to the whole file
-    rules = registry.rules_for(SIZE_RULES.enabled_codes("m.py"))
-    expectations = {
-        "model": True, "crlf": True, "tabs": True, "non_ascii_columns": True,
-        "all_methods_dropped": True, "container_from_dropped_init": True,
-        "module_level_size": True, "compile_word_means_whole_file": False,
-        "form_feed_falls_back": False, "lone_cr_falls_back": False,
-        "import_alias_of_a_trigger_word": False, "import_in_dropped_def": True,
-        "nested_class_in_dropped_method": True, "fact_reaches_through_module_names": True,
-    }
-    for name, reduced in expectations.items():
-        text = CASES[name]
-        plan = prepass.plan(text, ast.parse(text), rules)
-        assert plan.reduced is reduced, name
+def _relevant(text: str, settings: Settings) -> list[str]:
+    rules = rule_modules.visitors(settings.enabled_codes("m.py"))
+    return [rule.code for rule in prepass.relevant_rules(text, ast.parse(text), rules, settings)]
 
 
-def test_names_bound_from_trigger_words_reach_into_defs():
-    # `M = N` where `N = ....shape[0]`: `pick` has no trigger word of its own, but its `M == 1`
-    # is a size branch; `F` comes from torch. Both defs are kept, the others dropped.
-    text = CASES["fact_reaches_through_module_names"]
-    plan = prepass.plan(text, ast.parse(text), registry.rules_for(SIZE_RULES.enabled_codes("m.py")))
-    assert plan.reduced
-    assert "def pick" in plan.source and "def pad" in plan.source
-    assert "def describe" not in plan.source and "def last" not in plan.source
-    fast = lint_source(text, "m.py", SIZE_RULES, full_path=False)
-    assert [(d.code, d.line) for d in fast.diagnostics] == [("ZL101", 8), ("ZL101", 13)]
+def test_only_rules_whose_trigger_words_occur_run():
+    assert _relevant(CASES["import_alias_of_a_trigger_word"], SIZE_RULES) == ["ZL101", "ZL102", "ZL103", "ZL104"]
+    squeeze = _relevant("def f(x):\n    return x.squeeze()\n", ALL)
+    assert "ZL208" in squeeze and not {"ZL101", "ZL301", "ZL415"} & set(squeeze)
+    # words count anywhere in the text (a comment too): the pre-pass may only be too generous
+    assert _relevant("x = 1  # size\n", SIZE_RULES) == ["ZL101", "ZL102", "ZL103", "ZL104"]
+    assert _relevant("x = 1  # sized\n", SIZE_RULES) == []
 
 
-def test_reduced_module_keeps_only_defs_with_trigger_words():
-    rules = registry.rules_for(SIZE_RULES.enabled_codes("m.py"))
-    plan = prepass.plan(MODEL, ast.parse(MODEL), rules)
-    assert plan.reduced
-    kept = plan.source
-    assert "def forward" in kept and "def lookup" in kept and "def deep" in kept
-    assert "def describe" not in kept and "def plain" not in kept and "def __init__" not in kept
-    # the dropped helper's import still reaches the ImportMap (`F` in `counted`)
-    assert "import torch.nn.functional as F" in kept
-    # dropped __init__'s `self.cache = {}` is kept: it tells the facts `self.cache` is a dict
-    assert "self.cache = {}" in kept
-    # every kept line maps back to the same text in the file
-    lines = MODEL.splitlines(keepends=True)
-    for number, line in zip(plan.line_map, plan.source.splitlines(keepends=True), strict=True):
-        emitted = "import" in line or line.strip().startswith("self.") or line.strip() == "pass"
-        if not emitted:
-            assert lines[number - 1] == line
+def test_may_report_skips_rules_whose_words_occur():
+    # `optimize` occurs, but only in prose: no torch._dynamo.optimize call can name a backend
+    text = '"""We optimize the model."""\nimport torch\n'
+    assert "ZL412" not in _relevant(text, ALL)
+    assert "ZL412" in _relevant(text + 'f = torch._dynamo.optimize("eager")(len)\n', ALL)
+
+
+@pytest.mark.parametrize("full_path", [False, True])
+def test_unused_noqa_runs_without_any_visitor(full_path):
+    # ZL901 is checked after the traversal: selected alone it still reports
+    result = lint_source("x = 1  # noqa: ZL999\n", "m.py", Settings(select=("ZL901",)), full_path=full_path)
+    assert [(d.line, d.column, d.code) for d in result.diagnostics] == [(1, 7, "ZL901")]
 
 
 def test_findings_in_the_model_case_are_real():

@@ -49,9 +49,13 @@ class UnprintableRule(ExplodingRule):
 
 @pytest.fixture
 def exploding(monkeypatch):
-    rules = (*registry.ALL_RULES, ExplodingRule, UnprintableRule)
-    monkeypatch.setattr(registry, "ALL_RULES", rules)
-    monkeypatch.setattr(registry, "RULES_BY_CODE", {r.code: r for r in rules})
+    extra = {
+        rule.code: registry.RuleRecord(
+            rule.code, rule.name, rule.summary, family="test", module=__name__, visitor=rule.__name__
+        )
+        for rule in (ExplodingRule, UnprintableRule)
+    }
+    monkeypatch.setattr(registry, "RULES_BY_CODE", {**registry.RULES_BY_CODE, **extra})
 
 
 def test_rule_failure_is_one_line_naming_rule_and_file(exploding):

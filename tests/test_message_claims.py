@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-torch = pytest.importorskip("torch")
+pytest.importorskip("torch")
 import torch._dynamo  # noqa: E402
 from torch.fx.experimental import _config as fx_config  # noqa: E402
 

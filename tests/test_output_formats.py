@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import POOL_HAZARD as HAZARD  # noqa: E402
 from conftest import run_zlint
 from inprocess import zlint
 from zlint.diagnostics import Diagnostic
 from zlint.report.github import annotation
 from zlint.report.writers import FORMATS
-
-from conftest import POOL_HAZARD as HAZARD  # noqa: E402
 
 
 @pytest.fixture

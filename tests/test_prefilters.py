@@ -1,4 +1,8 @@
-"""Rules' ``may_report`` pre-checks (fast path): they may only say "no" where the rule is silent."""
+"""Rules' ``may_report`` pre-checks (fast path): they may only say "no" where the rule is silent.
+
+ZL415 has none: on a 1-in-10 slice of transformers/models every file is parsed for other rules
+anyway, so an ``ast`` re-implementation of the rule saved no parse (see the fast path's notes).
+Its cases stay here as fast == full checks of the rule itself."""
 
 from __future__ import annotations
 
@@ -8,7 +12,6 @@ import pytest
 
 from zlint.engine import lint_source
 from zlint.rules.zl412_unknown_compile_backend import UnknownCompileBackend
-from zlint.rules.zl415_unknown_torch_attribute import UnknownTorchAttribute
 from zlint.settings import Settings
 
 ALL = Settings(select=("ALL",))
@@ -34,21 +37,19 @@ SILENT = {
 }
 
 
+@pytest.mark.parametrize("full_path", [False, True], ids=["fast", "full"])
 @pytest.mark.parametrize("name", sorted(REPORTED))
-def test_zl415_precheck_says_maybe_wherever_the_rule_reports(name):
+def test_zl415_reports_every_spelling_on_both_paths(name, full_path):
     text = REPORTED[name]
-    codes = [d.code for d in lint_source(text, "m.py", ALL, full_path=True).diagnostics]
-    assert "ZL415" in codes, codes  # the case really is a finding
-    assert UnknownTorchAttribute.may_report(text, ast.parse(text), ALL)
-    fast = lint_source(text, "m.py", ALL, full_path=False)
-    assert "ZL415" in [d.code for d in fast.diagnostics]
+    codes = [d.code for d in lint_source(text, "m.py", ALL, full_path=full_path).diagnostics]
+    assert codes.count("ZL415") == 1, codes
 
 
+@pytest.mark.parametrize("full_path", [False, True], ids=["fast", "full"])
 @pytest.mark.parametrize("name", sorted(SILENT))
-def test_zl415_precheck_says_no_where_nothing_can_be_missing(name):
+def test_zl415_stays_quiet_where_nothing_can_be_missing(name, full_path):
     text = SILENT[name]
-    assert "ZL415" not in [d.code for d in lint_source(text, "m.py", ALL, full_path=True).diagnostics]
-    assert not UnknownTorchAttribute.may_report(text, ast.parse(text), ALL)
+    assert "ZL415" not in [d.code for d in lint_source(text, "m.py", ALL, full_path=full_path).diagnostics]
 
 
 def test_zl412_precheck_ignores_the_word_optimize_outside_calls():

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ALL, ROOT
+from zlint.adapters.flake8 import FILE_NOT_LINTED
 from zlint.engine import lint_source
 from zlint.registry import RULES_BY_CODE
 
@@ -70,7 +71,7 @@ def test_doc_shape(doc: Path):
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.stem)
 def test_examples_produce_exactly_the_marked_findings(doc: Path):
     code = doc.stem.split("-", 1)[0]
-    if getattr(RULES_BY_CODE[code], "adapter_only", False):
+    if code == FILE_NOT_LINTED:
         # ZL000: flake8 output, checked with real flake8 in tests/test_flake8_plugin.py
         assert f": {code} " in sections(doc.read_text(encoding="utf-8"))["Example"]
         return
@@ -80,7 +81,7 @@ def test_examples_produce_exactly_the_marked_findings(doc: Path):
     for block in blocks:
         want = expected(block)
         marked_codes |= {c for _, c in want}
-        if getattr(RULES_BY_CODE[code], "runtime_only", False):
+        if RULES_BY_CODE[code].kind == "runtime":
             marked_codes |= set(VERIFY_MARK.findall(block))
         assert found(block, doc) == want
     assert code in marked_codes, f"{doc.name}: its Example never marks {code}"
@@ -92,3 +93,10 @@ def test_use_instead_is_clean(doc: Path):
     assert blocks, f"{doc.name}: no python block under Use instead"
     for block in blocks:
         assert found(block, doc) == []
+
+
+def test_each_doc_test_runs_on_the_path_it_names(lint_path):
+    # conftest runs every test here on both paths; this one fails if the switch does nothing
+    from zlint.engine import full_path_default
+
+    assert full_path_default() is (lint_path == "full")

@@ -16,15 +16,20 @@ events (visit, attribute hooks, leave) come in exactly LibCST's order on real fi
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from functools import lru_cache
-import typing
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 Method = Callable[[cst.CSTNode], object]
+
+
+# LibCST's visitor base classes declare a do-nothing ``visit_*``/``leave_*`` stub for every node
+# type; a hook is a method that is not one of those very functions.
+_STUB_CLASSES = (cst.CSTVisitor, cst.BatchableCSTVisitor, cst.CSTTransformer)
 
 
 @lru_cache(maxsize=None)
@@ -35,13 +40,13 @@ def _hook_names(cls: type) -> tuple[str, ...]:
         if not (name.startswith("visit_") or name.startswith("leave_")):
             continue
         member = getattr(cls, name, None)
-        if callable(member) and not getattr(member, "_is_no_op", False):
+        if callable(member) and not any(member is getattr(base, name, None) for base in _STUB_CLASSES):
             names.append(name)
     return tuple(names)
 
 
-# Node types whose _visit_and_replace_children fires attribute hooks depending on the node's
-# values (``format_spec`` only when present): LibCST visits these itself.
+# Node types whose visit fires attribute hooks depending on the node's values (``format_spec``
+# only when present): LibCST visits these itself.
 _DELEGATED = frozenset({"FormattedStringExpression", "TemplatedStringExpression"})
 _DELEGATE: tuple[str, ...] = ("<delegate>",)
 _FIELD_ORDER: dict[type, tuple[str, ...]] = {}
@@ -56,7 +61,7 @@ class _FieldRecorder(cst.CSTVisitor):
         self.fields: list[str] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        return False
+        return node is self.target
 
     def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
         if node is self.target:
@@ -71,7 +76,7 @@ def _field_order(node: cst.CSTNode) -> tuple[str, ...]:
             order = _DELEGATE
         else:
             recorder = _FieldRecorder(node)
-            node._visit_and_replace_children(recorder)  # noqa: SLF001 - learning LibCST's own order
+            node.visit(recorder)
             order = tuple(recorder.fields)
         _FIELD_ORDER[cls] = order
     return order
@@ -180,7 +185,9 @@ class _Batch(cst.CSTVisitor):
     as in LibCST's ``visit_batched``; with ``obey_returns`` (one visitor), a ``visit_*`` returning
     False skips the node's children, as in ``node.visit``."""
 
-    def __init__(self, visitors: Sequence[cst.CSTVisitor | cst.BatchableCSTVisitor], obey_returns: bool = False) -> None:
+    def __init__(
+        self, visitors: Sequence[cst.CSTVisitor | cst.BatchableCSTVisitor], obey_returns: bool = False
+    ) -> None:
         super().__init__()
         self._obey = obey_returns
         self._visit: dict[str, list[Method]] = {}

@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from zlint.atomic import atomic_write
-from zlint.diagnostics import Diagnostic, FileError
+from zlint.diagnostics import Applicability, Diagnostic, Edit, FileError, Fix
 
 SCHEMA = 1
 DEFAULT_DIR = ".zlint_cache"
@@ -103,8 +103,6 @@ def _encode_diagnostic(diag: Diagnostic) -> dict:
 def _decode_diagnostic(path: str, data: dict) -> Diagnostic:
     fix = data.get("fix")
     if fix is not None:
-        from zlint.fixes import Applicability, Edit, Fix
-
         data = dict(data)
         data["fix"] = Fix(
             fix["message"],

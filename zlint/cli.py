@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from zlint import __version__, registry
 from zlint.adoption.actions import BaselineError, adopt
 from zlint.atomic import atomic_write
+from zlint.cache import Cache, clean
+from zlint.cache import default_directory as default_cache_dir
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.discovery import PathProblem, SettingsResolver, discover
 from zlint.docs import doc_text
-from zlint.cache import Cache, clean
-from zlint.cache import default_directory as default_cache_dir
 from zlint.engine import full_path_default
 from zlint.fixes import FixSession
 from zlint.parallel import lint_files
@@ -24,7 +24,6 @@ from zlint.project import ProjectIndex
 from zlint.report import FORMATS, write_report
 from zlint.report.run import Run
 from zlint.report.writers import statistics
-from zlint.rules import ALL_RULES
 from zlint.settings import ConfigError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -51,6 +50,16 @@ def _sizes(value: str) -> tuple[int, ...]:
     if not sizes or any(n < 0 for n in sizes):
         raise argparse.ArgumentTypeError(f"--sizes wants non-negative integers, got {value!r}")
     return sizes
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return jobs
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         "what costs under mark_unbacked/backed_size_oblivious",
     )
     parser.add_argument(
-        "--jobs", type=int, default=None, metavar="N",
+        "--jobs", type=_jobs, default=None, metavar="N",
         help="worker processes for linting (default: all cores) and for --verify (default 1)",
     )
     parser.add_argument("--no-cache", action="store_true", help="lint every file; neither read nor write the cache")
@@ -106,10 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _print_rules() -> int:
-    width = max(len(rule.name) for rule in ALL_RULES)
-    for rule in ALL_RULES:
+    rules = registry.records()
+    width = max(len(rule.name) for rule in rules)
+    for rule in rules:
+        # the marker is a column of its own, even where a summary also says it
+        summary = rule.summary.removesuffix("(opt-in)").rstrip()
         opt_in = "" if rule.default_enabled else "  (opt-in)"
-        print(f"{rule.code}  {rule.name:<{width}}  {rule.summary}{opt_in}")
+        print(f"{rule.code}  {rule.name:<{width}}  {summary}{opt_in}")
     return EXIT_CLEAN
 
 

@@ -1,12 +1,55 @@
-"""What a rule reports, independent of how any front end prints it."""
+"""What a rule reports, independent of how any front end prints it: findings and their fixes.
+
+Core data: this module imports nothing of zlint, so every layer can use it.
+"""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from zlint.fixes import Fix
+
+class Applicability(enum.Enum):
+    """Whether ``--fix`` may apply a fix on its own."""
+
+    SAFE = "safe"  # keeps behaviour: applied by --fix
+    UNSAFE = "unsafe"  # may change behaviour in corner cases: needs --unsafe-fixes
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two positions (1-based lines, 0-based columns) by ``content``."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str
+
+    def to_dict(self) -> dict:
+        """The JSON shape: 1-based rows and columns."""
+        return {
+            "content": self.content,
+            "location": {"row": self.line, "column": self.column + 1},
+            "end_location": {"row": self.end_line, "column": self.end_column + 1},
+        }
+
+
+@dataclass(frozen=True)
+class Fix:
+    """The edits a rule offers for one finding (applied together, or not at all)."""
+
+    message: str
+    edits: tuple[Edit, ...]
+    applicability: Applicability = Applicability.SAFE
+
+    def to_dict(self) -> dict:
+        """The JSON shape of the fix."""
+        return {
+            "applicability": self.applicability.value,
+            "message": self.message,
+            "edits": [edit.to_dict() for edit in self.edits],
+        }
 
 
 @dataclass(frozen=True, order=True)

@@ -3,17 +3,16 @@
 Per file: decode, check syntax, parse once with LibCST, compute the shared size facts once, and
 run every enabled rule in one batched traversal; then apply ``# noqa``.
 
-The fast path (:mod:`zlint.prepass`) first decides from the ``ast`` and the text which code the
-enabled rules need, and parses only that with LibCST (or nothing); positions are resolved only
-for files with findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) parses every file whole,
-the plain reference the fast path must equal (``benchmarks/run.py --check`` compares them).
+The fast path (:mod:`zlint.prepass`) first decides from the ``ast`` and the text which enabled
+rules can report anything, and runs only those (parsing nothing when none can); positions are
+resolved only for files with findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) runs every
+enabled rule, the plain reference the fast path must equal (``benchmarks/run.py --check``).
 """
 
 from __future__ import annotations
 
 import ast
 import codecs
-import dataclasses
 import functools
 import io
 import os
@@ -23,14 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
+from libcst.metadata import BaseMetadataProvider
 
 from zlint import noqa, prepass, registry
+from zlint import rules as rule_modules
 from zlint.batched import FastWrapper, visit_batched
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.facts.imports import ImportMap
 from zlint.facts.project_scope import FileScope, scope_for_file
-from zlint.placement import place
 from zlint.facts.size_facts import SizeFactsProvider
+from zlint.placement import place
 from zlint.rules.base import FileContext, Rule, ScopeTracker
 from zlint.settings import Settings
 from zlint.source import (
@@ -95,13 +96,23 @@ def check_syntax(text: str, path: str) -> ast.Module:
 
 
 def _failing_rule(exc: BaseException) -> str:
-    """The code of the rule in whose method an exception was raised, if any."""
-    code = "engine"
+    """What failed, from the innermost frame that tells: a rule's code when one of its own
+    methods raised; "shared facts" (naming the provider) when the failure is in the facts that
+    rules share, even when a rule's request for them started the computation; else "engine"."""
+    part = "engine"
     for frame, _ in traceback.walk_tb(exc.__traceback__):
         owner = frame.f_locals.get("self")
-        if isinstance(owner, Rule):
-            code = owner.code
-    return code
+        module = frame.f_globals.get("__name__", "")
+        if isinstance(owner, BaseMetadataProvider):
+            part = f"shared facts ({type(owner).__name__})"
+        elif isinstance(owner, Rule):
+            if not module.startswith("libcst"):
+                part = owner.code
+            elif frame.f_code.co_name == "resolve":  # LibCST resolving the metadata a rule declared
+                part = "shared facts"
+        elif module.startswith("zlint.facts."):
+            part = "shared facts"
+    return part
 
 
 def _never_raises(lint):
@@ -149,68 +160,24 @@ def full_path_default() -> bool:
     return os.environ.get("ZLINT_FULL_PATH", "") not in ("", "0")
 
 
-class _Fallback(Exception):
-    """The reduced module cannot be used for this file: lint the whole file instead."""
-
-
 def _parse_and_run(
-    text: str, path: str, rules: list[type[Rule]], settings: Settings, reduced: bool, tree: ast.Module | None = None
+    text: str, path: str, rules: list[type[Rule]], settings: Settings, tree: ast.Module | None = None
 ) -> list[Diagnostic] | FileError:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        if reduced:
-            raise _Fallback from None
         return FileError(path, f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {exc.message}")
     except (RecursionError, MemoryError):
-        if reduced:
-            raise _Fallback from None
         return FileError(path, "too deeply nested to parse")
     try:
         return run_rules(module, path, rules, settings, source=text, tree=tree)
     except RecursionError:
-        if reduced:
-            raise _Fallback from None
         return FileError(path, "too deeply nested to analyse")
     except Exception as exc:  # a bug in a rule must not take the other files down
-        if reduced:
-            raise _Fallback from None
         if caused_by_recursion(exc):  # LibCST can turn a RecursionError into a KeyError (issue 7)
             return FileError(path, "too deeply nested to analyse")
         # exception_summary: one short line, even when str(exc) itself fails (issue 7)
         return FileError(path, f"internal error in {_failing_rule(exc)}: {exception_summary(exc)} (please report)")
-
-
-def _map_back(diagnostics: list[Diagnostic], line_map: tuple[int, ...]) -> list[Diagnostic]:
-    """Move positions in a reduced module back to the file's lines (columns are unchanged)."""
-
-    def start(line: int) -> int:
-        if not 0 < line <= len(line_map):
-            raise _Fallback
-        return line_map[line - 1]
-
-    def end(line: int, column: int) -> int:
-        # an end at column 0 sits just after the previous line's newline
-        return start(line - 1) + 1 if column == 0 and line > 1 else start(line)
-
-    out = []
-    for diag in diagnostics:
-        fix = diag.fix
-        if fix is not None:
-            edits = tuple(
-                dataclasses.replace(e, line=start(e.line), end_line=end(e.end_line, e.end_column))
-                for e in fix.edits
-            )
-            fix = dataclasses.replace(fix, edits=edits)
-        out.append(
-            dataclasses.replace(
-                diag,
-                line=start(diag.line),
-                end_line=end(diag.end_line, diag.end_column) if diag.end_line else diag.end_line,
-                fix=fix,
-            )
-        )
-    return out
 
 
 @_never_raises
@@ -226,7 +193,7 @@ def lint_source(
     ``scope``: where the file's code runs, from the run's project index (:mod:`zlint.project`);
     None: computed from this file alone.
 
-    ``full_path``: parse the whole file with LibCST, skipping the fast path's pre-pass (default:
+    ``full_path``: run every enabled rule, skipping the fast path's pre-pass (default:
     the ``ZLINT_FULL_PATH`` environment variable); the findings are the same either way.
     """
     settings = settings or Settings()
@@ -249,18 +216,21 @@ def lint_source(
     file_noqa = noqa.file_suppression(text) if "noqa" in text else None
     if file_noqa is not None:
         codes = frozenset(c for c in codes if not file_noqa.covers(c))
-    rules = registry.rules_for(codes)
-    if not rules:
+    rules = rule_modules.visitors(codes)
+    if rules and not (full_path if full_path is not None else full_path_default()):
+        try:
+            rules = list(prepass.relevant_rules(text, tree, rules, settings))
+        except RecursionError:  # a pathological nesting depth: let the full path report it
+            pass
+    diagnostics: list[Diagnostic] = []
+    if rules:
+        outcome = _parse_and_run(text, path, rules, settings, tree=tree)
+        if isinstance(outcome, FileError):
+            result.error = outcome
+            return result
+        diagnostics = outcome
+    elif noqa.UNUSED_NOQA_CODE not in codes:
         return result
-
-    if full_path if full_path is not None else full_path_default():
-        outcome = _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
-    else:
-        outcome = _fast_path(text, tree, path, rules, settings)
-    if isinstance(outcome, FileError):
-        result.error = outcome
-        return result
-    diagnostics = outcome
 
     lines = noqa.physical_lines(text)
     kept = noqa.filter_suppressed(diagnostics, lines)
@@ -271,26 +241,6 @@ def lint_source(
         kept = place(kept, scope or scope_for_file(path, tree), settings)
     result.diagnostics = sorted(kept)
     return result
-
-
-def _fast_path(
-    text: str, tree: ast.Module, path: str, rules: list[type[Rule]], settings: Settings
-) -> list[Diagnostic] | FileError:
-    """Lint only what the enabled rules need (see :mod:`zlint.prepass`)."""
-    try:
-        plan = prepass.plan(text, tree, rules, settings)
-    except RecursionError:  # a pathological nesting depth: let the full path report it
-        return _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
-    if not plan.rules:
-        return []
-    if not plan.reduced:
-        return _parse_and_run(text, path, list(plan.rules), settings, reduced=False, tree=tree)
-    try:
-        found = _parse_and_run(plan.source, path, list(plan.rules), settings, reduced=True)
-        assert not isinstance(found, FileError)
-        return _map_back(found, plan.line_map)
-    except _Fallback:
-        return _parse_and_run(text, path, rules, settings, reduced=False, tree=tree)
 
 
 def read_source(path: str | Path) -> bytes | FileResult:

@@ -1,6 +1,6 @@
-"""Fixes: the edits a rule offers, and applying them to a file safely.
+"""The fix loop (a front end over the engine): applying the edits rules offer, safely.
 
-A rule attaches a :class:`Fix` to a finding. ``--fix`` applies the safe ones, ``--unsafe-fixes``
+A rule attaches a :class:`~zlint.diagnostics.Fix` to a finding. ``--fix`` applies the safe ones, ``--unsafe-fixes``
 adds those that change behaviour in corner cases, ``--diff`` shows them without writing. A fixed
 file must parse again, keeps its encoding, BOM and line endings, and is written with
 :func:`zlint.atomic.atomic_write` only if it still holds the bytes zlint read.
@@ -9,56 +9,21 @@ file must parse again, keeps its encoding, BOM and line endings, and is written 
 from __future__ import annotations
 
 import difflib
-import enum
 import io
 import re
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zlint import engine
 from zlint.atomic import ChangedOnDisk, atomic_write
-from zlint.diagnostics import Diagnostic, FileError
+
+# Fix, Edit and Applicability are core data (zlint.diagnostics); re-exported for front ends
+from zlint.diagnostics import Applicability, Diagnostic, Edit, FileError, Fix
 
 #: Fix passes per file: a fix skipped for overlapping another is applied in the next pass.
 MAX_PASSES = 10
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-class Applicability(enum.Enum):
-    SAFE = "safe"  # keeps behaviour: applied by --fix
-    UNSAFE = "unsafe"  # may change behaviour in corner cases: needs --unsafe-fixes
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace the text between two positions (1-based lines, 0-based columns) by ``content``."""
-
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    content: str
-
-    def to_dict(self) -> dict:
-        return {
-            "content": self.content,
-            "location": {"row": self.line, "column": self.column + 1},
-            "end_location": {"row": self.end_line, "column": self.end_column + 1},
-        }
-
-
-@dataclass(frozen=True)
-class Fix:
-    message: str
-    edits: tuple[Edit, ...]
-    applicability: Applicability = Applicability.SAFE
-
-    def to_dict(self) -> dict:
-        return {
-            "applicability": self.applicability.value,
-            "message": self.message,
-            "edits": [edit.to_dict() for edit in self.edits],
-        }
 
 
 def lines_of(text: str) -> list[str]:
@@ -135,8 +100,6 @@ def _encoding(data: bytes) -> tuple[str, bytes]:
 def fix_file(path: str | Path, settings, unsafe: bool = False, write: bool = True) -> FixOutcome:
     """Lint ``path``, apply its fixes (safe ones, or all with ``unsafe``), and write the result
     atomically unless ``write`` is False (then ``diff`` holds a unified diff)."""
-    from zlint import engine  # imported here: the engine imports the rules, which import us
-
     name = str(path)
     try:
         data = Path(path).read_bytes()
@@ -212,3 +175,9 @@ class FixSession:
             files = len(self.diffs)
             return f"Would fix {self.fixed} {noun} in {files} file{'s' if files != 1 else ''}."
         return f"Fixed {self.fixed} {noun}."
+
+
+__all__ = [
+    "Applicability", "Edit", "Fix", "FixOutcome", "FixSession", "apply_fixes", "fix_file", "line_ending",
+    "lines_of", "selected_fixes",
+]

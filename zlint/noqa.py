@@ -18,6 +18,7 @@ import tokenize
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from zlint import registry
 from zlint.diagnostics import Diagnostic
 
 _CODE_LIST = r"[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*"
@@ -101,8 +102,13 @@ UNUSED_NOQA_CODE = "ZL901"
 UNUSED_NOQA_NAME = "unused-noqa"
 #: codes zlint owns in a noqa comment; others belong to other tools and are left alone
 _OWN_PREFIX = "ZL"
-#: codes that only ``zlint --verify`` reports: the static lint cannot tell whether they are used
-_RUNTIME_PREFIX = "ZL8"
+
+
+def _names_only_runtime_codes(code: str, known: Collection[str]) -> bool:
+    """True when the codes a noqa code names are all reported by ``zlint --verify`` only: the
+    static lint cannot tell whether such a suppression is used."""
+    named = [c for c in known if c.startswith(code)]
+    return bool(named) and all(registry.kind_of(c) == "runtime" for c in named)
 
 
 def noqa_comments(text: str) -> Iterator[tuple[int, int, int, str]]:
@@ -142,7 +148,7 @@ def unused_noqa(
             continue
         unused, unknown = [], []
         for code in sorted(suppression.codes):
-            if not code.startswith(_OWN_PREFIX) or code.startswith(_RUNTIME_PREFIX):
+            if not code.startswith(_OWN_PREFIX) or _names_only_runtime_codes(code, known):
                 continue
             if code == UNUSED_NOQA_CODE or any(c.startswith(code) for c in fired.get(line, ())):
                 continue

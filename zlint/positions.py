@@ -4,16 +4,16 @@ LibCST computes positions by generating the code of the whole module (``Position
 on a model file that costs more than parsing it, though a file has only a handful of findings.
 Here only the *units* that hold a reported node are generated: a unit is a statement of the
 module, of a class body or of a function body (a method's ``if`` block, not the whole class). A
-unit is generated with LibCST's own position-recording codegen state, primed with the
-indentation of the blocks around it, and its lines are offset by where ``ast`` says the
-statement starts. The unit of a node is looked up in the functions that enclosed it when it was
-reported (a walk of that function only), else in the whole module.
+unit is generated on its own (:func:`zlint.libcst_compat.generate_unit`), at the indentation of
+the blocks around it, and its lines are offset by where ``ast`` says the statement starts. The
+unit of a node is looked up in the functions that enclosed it when it was reported (a walk of
+that function only), else in the whole module.
 
 The shortcut is checked against the text: the generated code of a unit must be, line for line,
 the source from where ``ast`` puts it. Whenever anything does not line up (statement counts,
-that text, a node outside the units, a LibCST internal that moved) the whole-module
-``PositionProvider`` answers instead: positions may only be cheaper, never different.
-``tests/test_positions.py`` compares both on every node.
+that text, a node outside the units) the whole-module ``PositionProvider`` answers instead:
+positions may only be cheaper, never different. ``tests/test_positions.py`` compares both on
+every node.
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ from collections.abc import Mapping, Sequence
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from libcst.metadata.position_provider import PositionProvidingCodegenState
-
 from zlint.batched import _DELEGATE, _IS_WALKED, _children, _field_order
+from zlint.libcst_compat import generate_unit
 from zlint.noqa import physical_lines
-from zlint.prepass import ODD_SEPARATORS
+from zlint.source import ODD_SEPARATORS
 
 
 class _Unaligned(Exception):
@@ -67,7 +66,7 @@ class StatementPositions(Mapping):
         if self._whole is None:
             try:
                 return self._from_unit(node, enclosing)
-            except (_Unaligned, AttributeError, TypeError):  # TypeError/AttributeError: LibCST internals moved
+            except _Unaligned:
                 self._whole = self._wrapper.resolve(PositionProvider)
         return self._whole[node]
 
@@ -110,13 +109,8 @@ class StatementPositions(Mapping):
         return owner
 
     def _unit_positions(self, module: cst.Module, unit: _Unit) -> dict[cst.CSTNode, CodeRange]:
-        provider = PositionProvider()
-        state = PositionProvidingCodegenState(
-            default_indent=module.default_indent, default_newline=module.default_newline, provider=provider
-        )
-        state.indent_tokens = list(unit.indent)
-        unit.statement._codegen(state)  # noqa: SLF001 - LibCST's own position recording, one unit
-        generated = physical_lines("".join(state.tokens))
+        code, generated_positions, first = generate_unit(module, unit.statement, unit.indent)
+        generated = physical_lines(code)[first - 1 :]
         if self._lines is None:
             self._lines = physical_lines(self._source)
         statement = unit.statement
@@ -126,12 +120,13 @@ class StatementPositions(Mapping):
         # the unit's code must be the source's lines from there on, verbatim
         if not generated or offset < 0 or self._lines[offset : offset + len(generated)] != generated:
             raise _Unaligned
+        shift = offset - (first - 1)
         return {
             node: CodeRange(
-                CodePosition(where.start.line + offset, where.start.column),
-                CodePosition(where.end.line + offset, where.end.column),
+                CodePosition(where.start.line + shift, where.start.column),
+                CodePosition(where.end.line + shift, where.end.column),
             )
-            for node, where in provider._computed.items()  # noqa: SLF001
+            for node, where in generated_positions.items()
         }
 
 
@@ -139,7 +134,9 @@ _SCOPES = (cst.ClassDef, cst.FunctionDef)
 _TREE_SCOPES = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _index(statements, tree_body: list[ast.stmt], indent: tuple[str, ...], default_indent: str, units: dict) -> list[_Unit]:
+def _index(
+    statements, tree_body: list[ast.stmt], indent: tuple[str, ...], default_indent: str, units: dict
+) -> list[_Unit]:
     """Pair LibCST statements with ``ast``'s; record a unit for each, and for the statements of
     every class and function body below them (statements only: no expression is visited)."""
     out, taken = [], 0

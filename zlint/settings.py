@@ -168,7 +168,8 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
                 for pattern, codes in value.items()
             )
         else:
-            known = ", ".join(sorted([*_LIST_KEYS, *_CHOICE_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify"]))
+            names = [*_LIST_KEYS, *_CHOICE_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify"]
+            known = ", ".join(sorted(names))
             raise ConfigError(path, f"unknown key {key!r} in [tool.zlint] (known: {known})")
     try:
         return Settings(**kwargs)

@@ -31,6 +31,10 @@ MAX_NESTING = 500
 #: file is generated data, refused with a clear error instead of exhausting the machine.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
+#: Characters some tools count as line breaks and Python does not: on such files line numbers
+#: could disagree between ``ast``, LibCST and the text, so the cheap shortcuts step aside.
+ODD_SEPARATORS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)")
+
 # Compound ast nodes that LibCST nests one level per element, while ``ast`` keeps them flat.
 _STRINGS = (ast.Constant, ast.JoinedStr)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

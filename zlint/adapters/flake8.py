@@ -21,13 +21,14 @@ from typing import Any, ClassVar
 from zlint import __version__, registry
 from zlint.engine import lint_source
 from zlint.settings import ConfigError, Settings, settings_from_table
-from zlint.rules.zl000_file_not_linted import FileNotLinted
 
 #: Settings fields flake8 replaces with its own machinery, or that only describe a config file
 NOT_OPTIONS = frozenset(
     {"select", "extend_select", "ignore", "exclude", "per_file_ignores", "root", "config_path"}
 )
 OPTION_PREFIX = "zlint-"
+#: the meta rule this adapter reports for a file zlint cannot lint (zlint/rules/zl000_file_not_linted.py)
+FILE_NOT_LINTED = "ZL000"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,7 +99,7 @@ class ZlintChecker:
             elif option.kind == "int":
                 kwargs["type"] = int
             manager.add_option(option.flag, **kwargs)
-        opt_in = sorted(rule.code for rule in registry.RULES_BY_CODE.values() if not rule.default_enabled)
+        opt_in = sorted(rule.code for rule in registry.records() if not rule.default_enabled)
         manager.extend_default_ignore(opt_in)
 
     @classmethod
@@ -121,7 +122,7 @@ class ZlintChecker:
         if result.error is not None:
             # flake8 reports files it cannot parse itself (E999, E902); anything else is ours
             if not result.error.reason.startswith(("syntax error", "cannot decode", "not valid")):
-                yield 1, 0, f"{FileNotLinted.code} zlint could not lint this file: {result.error.reason}", type(self)
+                yield 1, 0, f"{FILE_NOT_LINTED} zlint could not lint this file: {result.error.reason}", type(self)
             return
         for d in result.diagnostics:
             yield d.line, d.column, f"{d.code} {d.message}", type(self)

@@ -468,7 +468,10 @@ class _Project:
                     continue
                 attr = rest.split(".")[0]
                 if "." not in rest:
-                    hit = self.method(path, function.cls, attr) if head == "self" else self._super(path, function.cls, attr)
+                    if head == "self":
+                        hit = self.method(path, function.cls, attr)
+                    else:
+                        hit = self._super(path, function.cls, attr)
                     if hit is not None:
                         out.append(hit)
                         continue

@@ -19,9 +19,9 @@ from zlint import __version__
 from zlint.adoption.fingerprint import FINGERPRINT_KEY, line_fingerprints
 from zlint.diagnostics import Diagnostic
 from zlint.docs import doc_path, doc_text
+from zlint.registry import RuleRecord, records
 from zlint.report.run import Run
 from zlint.report.severity import severity_of
-from zlint.rules import ALL_RULES, Rule
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -57,14 +57,20 @@ def _section(doc: str, title: str) -> str:
     return " ".join(match.group(1).split()) if match else ""
 
 
-def rule_descriptor(rule: type[Rule]) -> dict:
+#: a rule's severity as a SARIF level
+SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def rule_descriptor(rule: RuleRecord) -> dict:
+    """The driver's entry for one rule, from its registry record and its doc."""
     doc = doc_text(rule.code) or ""
     descriptor: dict = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _section(doc, "What it does") or rule.summary},
-        "defaultConfiguration": {"level": severity_of(rule.code), "enabled": rule.default_enabled},
+        "defaultConfiguration": {"level": SARIF_LEVELS[rule.severity], "enabled": rule.default_enabled},
+        "properties": {"family": rule.family, "kind": rule.kind, "tier": rule.tier},
     }
     if doc:
         descriptor["help"] = {"text": doc, "markdown": doc}
@@ -118,7 +124,7 @@ def _result(d: Diagnostic, index: int, fingerprint: str | None) -> dict:
 def sarif(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
     """The whole SARIF log as JSON text."""
     run = run or Run()
-    rules = [rule_descriptor(rule) for rule in ALL_RULES]
+    rules = [rule_descriptor(rule) for rule in records()]
     for d in diagnostics:  # codes no registered rule owns (e.g. runtime findings of --verify)
         if all(r["id"] != d.code for r in rules):
             rules.append({"id": d.code, "name": d.name, "shortDescription": {"text": d.name}})

@@ -1,88 +1,41 @@
-"""Every zlint rule. Add a rule by writing its module and listing its class here."""
+"""zlint's rules. A rule is one module ``zl<code>_<name>.py`` here plus its doc ``rules/ZLxxx-name.md``.
+
+Nothing to list: :mod:`zlint.registry` finds the modules by their file names and reads their
+metadata without importing them; :func:`visitors` imports the visitor classes the engine runs.
+"""
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterable
+
+from zlint import registry
 from zlint.rules.base import Rule
-from zlint.rules.zl101_size_compared_with_zero_or_one import SizeComparedWithZeroOrOne
-from zlint.rules.zl102_size_truthiness import SizeTruthiness
-from zlint.rules.zl103_size_compared_with_constant import SizeComparedWithConstant
-from zlint.rules.zl104_size_zero_branch_with_size_oblivious import SizeZeroBranchWithSizeOblivious
-from zlint.rules.zl201_loop_over_size import LoopOverSize
-from zlint.rules.zl202_tensor_iteration import TensorIteration
-from zlint.rules.zl203_tensor_unpacking import TensorUnpacking
-from zlint.rules.zl204_output_count_depends_on_size import OutputCountDependsOnSize
-from zlint.rules.zl205_size_as_container_key import SizeAsContainerKey
-from zlint.rules.zl206_size_formatted_into_string import SizeFormattedIntoString
-from zlint.rules.zl207_size_to_python_number import SizeToPythonNumber
-from zlint.rules.zl208_squeeze_without_dim import SqueezeWithoutDim
-from zlint.rules.zl209_branch_on_layout import BranchOnLayout
-from zlint.rules.zl301_tensor_item import TensorItem
-from zlint.rules.zl302_tensor_tolist import TensorTolist
-from zlint.rules.zl303_branch_on_tensor_value import BranchOnTensorValue
-from zlint.rules.zl304_nonzero import Nonzero
-from zlint.rules.zl305_boolean_mask_indexing import BooleanMaskIndexing
-from zlint.rules.zl306_unique_or_bincount import UniqueOrBincount
-from zlint.rules.zl307_repeat_interleave_without_output_size import RepeatInterleaveWithoutOutputSize
-from zlint.rules.zl401_missing_mark_dynamic import MissingMarkDynamic
-from zlint.rules.zl402_mark_dynamic_in_compiled_code import MarkDynamicInCompiledCode
-from zlint.rules.zl403_mark_dynamic_on_specialized_dim import MarkDynamicOnSpecializedDim
-from zlint.rules.zl404_static_compile_with_varying_sizes import StaticCompileWithVaryingSizes
-from zlint.rules.zl405_export_dim_min_zero_or_one import ExportDimMinZeroOrOne
-from zlint.rules.zl406_export_example_size_one import ExportExampleSizeOne
-from zlint.rules.zl410_compile_mode_with_options import CompileModeWithOptions
-from zlint.rules.zl411_unknown_compile_mode import UnknownCompileMode
-from zlint.rules.zl412_unknown_compile_backend import UnknownCompileBackend
-from zlint.rules.zl413_unknown_inductor_option import UnknownInductorOption
-from zlint.rules.zl414_unknown_compile_argument import UnknownCompileArgument
-from zlint.rules.zl415_unknown_torch_attribute import UnknownTorchAttribute
-from zlint.rules.zl416_cudagraphs_with_dynamic_shapes import CudagraphsWithDynamicShapes
-from zlint.rules.zl417_raised_recompile_limit import RaisedRecompileLimit
-from zlint.rules.zl418_blanket_dynamic_true import BlanketDynamicTrue
-from zlint.rules.zl419_inductor_option_wrong_type import InductorOptionWrongType
-from zlint.rules.zl000_file_not_linted import FileNotLinted
-from zlint.rules.zl80x_runtime import RUNTIME_RULES
-from zlint.rules.zl901_unused_noqa import UnusedNoqa
 
-ALL_RULES: tuple[type[Rule], ...] = (
-    FileNotLinted,  # yielded by the flake8 plugin only
-    SizeComparedWithZeroOrOne,
-    SizeTruthiness,
-    SizeComparedWithConstant,
-    SizeZeroBranchWithSizeOblivious,
-    LoopOverSize,
-    TensorIteration,
-    TensorUnpacking,
-    OutputCountDependsOnSize,
-    SizeAsContainerKey,
-    SizeFormattedIntoString,
-    SizeToPythonNumber,
-    SqueezeWithoutDim,
-    BranchOnLayout,
-    TensorItem,
-    TensorTolist,
-    BranchOnTensorValue,
-    Nonzero,
-    BooleanMaskIndexing,
-    UniqueOrBincount,
-    RepeatInterleaveWithoutOutputSize,
-    MissingMarkDynamic,
-    MarkDynamicInCompiledCode,
-    MarkDynamicOnSpecializedDim,
-    StaticCompileWithVaryingSizes,
-    ExportDimMinZeroOrOne,
-    ExportExampleSizeOne,
-    CompileModeWithOptions,
-    UnknownCompileMode,
-    UnknownCompileBackend,
-    UnknownInductorOption,
-    UnknownCompileArgument,
-    UnknownTorchAttribute,
-    CudagraphsWithDynamicShapes,
-    RaisedRecompileLimit,
-    BlanketDynamicTrue,
-    InductorOptionWrongType,
-    *RUNTIME_RULES,  # reported by --verify only
-    UnusedNoqa,
-)
+_LOADED: dict[registry.RuleRecord, type[Rule]] = {}
 
-__all__ = ["ALL_RULES", "Rule"]
+
+def visitor(record: registry.RuleRecord) -> type[Rule]:
+    """The visitor class of a static rule (its module is imported on first use)."""
+    found = _LOADED.get(record)
+    if found is None:
+        if record.visitor is None:
+            raise ValueError(f"{record.code} is a {record.kind} rule: no visitor reports it")
+        found = getattr(importlib.import_module(record.module), record.visitor)
+        if not (isinstance(found, type) and issubclass(found, Rule)) or found.code != record.code:
+            raise TypeError(f"{record.module}.{record.visitor} is not the Rule subclass of {record.code}")
+        _LOADED[record] = found
+    return found
+
+
+def visitors(codes: Iterable[str]) -> list[type[Rule]]:
+    """The visitor classes of the static rules among ``codes``, in code order."""
+    return [visitor(record) for record in registry.static_records(codes)]
+
+
+def all_visitors() -> list[type[Rule]]:
+    """Every static rule's visitor class, in code order."""
+    return visitors(registry.RULES_BY_CODE)
+
+
+__all__ = ["Rule", "all_visitors", "visitor", "visitors"]

@@ -1,7 +1,8 @@
 """The rule contract: a small batchable LibCST visitor that reports diagnostics.
 
-A rule declares its code, kebab-case name and one-line summary, reads shared facts through
-metadata (never re-deriving them), and calls :meth:`Rule.report` on the narrowest node.
+A rule declares its code, kebab-case name and one-line summary as literal class attributes (the
+registry reads them without importing the module: :mod:`zlint.registry`), reads shared facts
+through metadata (never re-deriving them), and calls :meth:`Rule.report` on the narrowest node.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from zlint.diagnostics import Diagnostic
+from zlint.diagnostics import Diagnostic, Fix
 from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
 from zlint.facts.dynamic_dims import StaticDims
 from zlint.facts.imports import ImportMap
@@ -23,7 +24,6 @@ from zlint.facts.size_facts import Fact, Kind, SizeFactsProvider
 from zlint.positions import StatementPositions
 
 if TYPE_CHECKING:
-    from zlint.fixes import Fix
     from zlint.settings import Settings
 
 MAX_SNIPPET = 48
@@ -118,7 +118,8 @@ class ScopeTracker(cst.BatchableCSTVisitor):
 
 
 class Rule(cst.BatchableCSTVisitor):
-    """Base class of every zlint rule."""
+    """Base class of every static rule. The metadata below are read by :mod:`zlint.registry`
+    from the subclass's own literal assignments: declare them in the rule class, first."""
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -126,14 +127,17 @@ class Rule(cst.BatchableCSTVisitor):
     summary: ClassVar[str]
     #: False for opt-in rules, enabled only by an explicit --select/--extend-select
     default_enabled: ClassVar[bool] = True
+    #: "warning"; "error" for a wrong result; "info" for advice (SARIF level)
+    severity: ClassVar[str] = "warning"
+    #: False for rules about compile calls or configuration: their findings matter wherever they sit
+    about_compiled_code: ClassVar[bool] = True
+    #: True for rules that only exist under ``backed_size_oblivious``
+    needs_size_oblivious: ClassVar[bool] = False
     #: the usual cost tier of a finding ("default" or "single-graph"); report(tier=...) overrides
     tier: ClassVar[str] = "default"
-    #: Fast path (zlint/prepass.py). Words (identifiers, attribute names, keywords) without which
+    #: Fast path (zlint/prepass.py): words (identifiers, attribute names, keywords) without which
     #: the rule cannot report anything in a file; None: unknown, the rule always sees the file.
     trigger_words: ClassVar[frozenset[str] | None] = None
-    #: Fast path: True when each finding comes from the outermost def it lies in plus the
-    #: module-level code, and needs a trigger word there; then only such defs are parsed.
-    function_local: ClassVar[bool] = False
 
     @classmethod
     def may_report(cls, text: str, tree: ast.Module, settings: Settings | None) -> bool:

@@ -11,8 +11,7 @@ from zlint.facts.size_facts import SIZE_WORDS
 
 class SizeComparedWithZeroOrOne(BranchRule):
     code = "ZL101"
-    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = SIZE_WORDS
     name = "size-compared-with-zero-or-one"
     summary = "A tensor size compared with 0 or 1 decides control flow"
 

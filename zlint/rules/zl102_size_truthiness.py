@@ -11,8 +11,7 @@ from zlint.facts.size_facts import SIZE_WORDS
 
 class SizeTruthiness(BranchRule):
     code = "ZL102"
-    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = SIZE_WORDS
     name = "size-truthiness"
     summary = "The truth value of a tensor size (`if x.numel():`) decides control flow"
 

@@ -11,8 +11,7 @@ from zlint.facts.size_facts import SIZE_WORDS
 
 class SizeComparedWithConstant(BranchRule):
     code = "ZL103"
-    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = SIZE_WORDS
     name = "size-compared-with-constant"
     summary = "A tensor size compared with a constant (`seq_len > 512`) or another size decides control flow"
 

@@ -12,8 +12,7 @@ from zlint.facts.size_facts import SIZE_WORDS
 
 class LoopOverSize(Rule):
     code = "ZL201"
-    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = SIZE_WORDS
     name = "loop-over-size"
     summary = "`range()` over a tensor size: dynamo unrolls the loop and guards on the exact size"
 

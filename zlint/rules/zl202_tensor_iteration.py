@@ -13,8 +13,7 @@ ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "rev
 
 class TensorIteration(Rule):
     code = "ZL202"
-    trigger_words = ITERATING_BUILTINS | {"for"}  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = ITERATING_BUILTINS | {"for"}
     name = "tensor-iteration"
     summary = "Iterating a tensor over its first dim (`for row in x`, `zip(x, y)`, `list(x)`)"
 

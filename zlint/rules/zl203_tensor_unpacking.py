@@ -11,8 +11,7 @@ from zlint.facts.size_facts import TENSOR_WORDS
 
 class TensorUnpacking(Rule):
     code = "ZL203"
-    trigger_words = TENSOR_WORDS  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = TENSOR_WORDS
     name = "tensor-unpacking"
     summary = "Unpacking a tensor (`a, b = x`) pins its first dim to the number of targets"
     # the unpacked dim is almost always fixed by the model (q, k, v = qkv): opt-in

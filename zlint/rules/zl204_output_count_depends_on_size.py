@@ -13,8 +13,7 @@ OPS = frozenset({"unbind", "split", "chunk", "tensor_split"})
 
 class OutputCountDependsOnSize(Rule):
     code = "ZL204"
-    trigger_words = OPS  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = OPS
     name = "output-count-depends-on-size"
     summary = "`unbind`/`split`/`chunk`/`tensor_split` whose number of outputs depends on a size"
 

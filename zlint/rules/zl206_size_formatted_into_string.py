@@ -26,8 +26,7 @@ DESCRIBING_METHODS = frozenset({"__repr__", "__str__", "extra_repr", "__format__
 
 class SizeFormattedIntoString(Rule):
     code = "ZL206"
-    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = SIZE_WORDS
     name = "size-formatted-into-string"
     summary = "A tensor size formatted into a string (f-string, `str()`, `%`, `.format()`)"
 

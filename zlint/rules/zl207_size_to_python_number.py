@@ -14,8 +14,7 @@ CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt",
 
 class SizeToPythonNumber(BeforeSymbolicRelease):
     code = "ZL207"
-    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = SIZE_WORDS
     name = "size-to-python-number"
     summary = "`int()`/`float()`/`math.ceil()` of a tensor size (specializes on torch before 2.13)"
 

@@ -10,8 +10,7 @@ from zlint.rules.versioned import BeforeSymbolicRelease
 
 class SqueezeWithoutDim(BeforeSymbolicRelease):
     code = "ZL208"
-    trigger_words = frozenset({"squeeze"})  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = frozenset({"squeeze"})
     name = "squeeze-without-dim"
     summary = "`x.squeeze()` without a dim (guards every dim on torch before 2.13)"
 

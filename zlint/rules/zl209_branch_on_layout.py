@@ -20,8 +20,7 @@ def _layout_call(node: cst.BaseExpression) -> bool:
 
 class BranchOnLayout(BranchRule):
     code = "ZL209"
-    trigger_words = LAYOUT_METHODS  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = LAYOUT_METHODS
     name = "branch-on-layout"
     summary = "Control flow on memory layout: `if x.is_contiguous():`, branching on strides"
 

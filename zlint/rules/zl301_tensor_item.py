@@ -13,8 +13,7 @@ CONVERSIONS = frozenset({"int", "float", "bool"})
 
 class TensorItem(CallRule):
     code = "ZL301"
-    trigger_words = CONVERSIONS | {"item"}  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = CONVERSIONS | {"item"}
     name = "tensor-item"
     summary = "`.item()` or `int()`/`float()`/`bool()` of a tensor pulls a data-dependent value into Python"
 

@@ -11,8 +11,7 @@ from zlint.rules.calls import method_name
 
 class TensorTolist(Rule):
     code = "ZL302"
-    trigger_words = frozenset({"tolist"})  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = frozenset({"tolist"})
     name = "tensor-tolist"
     summary = "`.tolist()` on a tensor turns its data into Python numbers"
 

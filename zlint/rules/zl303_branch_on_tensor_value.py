@@ -11,8 +11,7 @@ from zlint.rules.branching import BranchRule, Where
 
 class BranchOnTensorValue(BranchRule):
     code = "ZL303"
-    trigger_words = frozenset({"if", "while", "assert"})  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = frozenset({"if", "while", "assert"})
     name = "branch-on-tensor-value"
     summary = "The value of a tensor (`if (x > 0).any():`, `if t:`) decides control flow"
 

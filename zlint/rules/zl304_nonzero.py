@@ -10,8 +10,7 @@ from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
 class Nonzero(CallRule):
     code = "ZL304"
-    trigger_words = frozenset({"nonzero", "argwhere", "where"})  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = frozenset({"nonzero", "argwhere", "where"})
     name = "nonzero"
     summary = "`nonzero()`, `torch.argwhere` or one-argument `torch.where(cond)`: the output size depends on the data"
 

@@ -10,8 +10,7 @@ from zlint.facts.size_facts import TENSOR_WORDS
 
 class BooleanMaskIndexing(CallRule):
     code = "ZL305"
-    trigger_words = TENSOR_WORDS | {"masked_select"}  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = TENSOR_WORDS | {"masked_select"}
     name = "boolean-mask-indexing"
     summary = "Boolean-mask indexing `x[mask]` or `masked_select`: the output size depends on the data"
 

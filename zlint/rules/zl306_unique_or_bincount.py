@@ -10,8 +10,7 @@ from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
 class UniqueOrBincount(CallRule):
     code = "ZL306"
-    trigger_words = frozenset({"unique", "unique_consecutive", "bincount"})  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = frozenset({"unique", "unique_consecutive", "bincount"})
     name = "unique-or-bincount"
     summary = "`torch.unique`, `unique_consecutive` or `bincount`: the output size depends on the data"
 

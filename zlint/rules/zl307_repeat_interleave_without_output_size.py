@@ -11,8 +11,7 @@ from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
 class RepeatInterleaveWithoutOutputSize(CallRule):
     code = "ZL307"
-    trigger_words = frozenset({"repeat_interleave"})  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = frozenset({"repeat_interleave"})
     name = "repeat-interleave-without-output-size"
     summary = "`repeat_interleave` with tensor repeats and no `output_size=`: the output size depends on the data"
 

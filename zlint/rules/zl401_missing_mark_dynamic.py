@@ -5,15 +5,15 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from zlint.diagnostics import Applicability, Edit, Fix
 from zlint.facts.compiled_scope import CompileSite, Dynamic
-from zlint.fixes import Applicability, Edit, Fix
 from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 
 class MissingMarkDynamic(CompiledCallRule):
     code = "ZL401"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"compile"})
     name = "missing-mark-dynamic"
     summary = "A compiled callable is called in a loop on new tensors never marked dynamic, with `dynamic=` unset"
 

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.dynamic_dims import mark_kind
+from zlint.facts.dynamic_dims import MARK_FUNCTIONS, mark_kind
 from zlint.rules.base import Rule
-from zlint.facts.dynamic_dims import MARK_FUNCTIONS
 
 
 class MarkDynamicInCompiledCode(Rule):
     code = "ZL402"
-    trigger_words = MARK_FUNCTIONS  # fast path: see zlint/prepass.py
     name = "mark-dynamic-in-compiled-code"
     summary = "`mark_dynamic`/`maybe_mark_dynamic`/`mark_unbacked` called inside compiled code or `forward`"
-    trigger_words = frozenset({"mark_dynamic", "maybe_mark_dynamic", "mark_unbacked"})  # fast path: zlint/prepass.py
-    # the compiled scope is file-wide, but a file holding `compile` is always parsed whole
-    function_local = True
+    trigger_words = MARK_FUNCTIONS
 
     def visit_Call(self, node: cst.Call) -> None:
         kind = mark_kind(self.context.imports.qualify(node.func))

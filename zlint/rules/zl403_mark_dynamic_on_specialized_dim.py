@@ -5,19 +5,18 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from zlint.diagnostics import Applicability, Edit, Fix
 from zlint.facts.compiled_scope import CompileSite
 from zlint.facts.specialization import positional_params, specializing_use
-from zlint.fixes import Applicability, Edit, Fix
 from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 
 class MarkDynamicOnSpecializedDim(CompiledCallRule):
     code = "ZL403"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
     name = "mark-dynamic-on-specialized-dim"
     summary = "`mark_dynamic(x, d)` on a dim the compiled function specializes (ConstraintViolationError)"
-    trigger_words = frozenset({"mark_dynamic"})  # fast path: see zlint/prepass.py
+    trigger_words = frozenset({"mark_dynamic"})
 
     def __init__(self, context) -> None:
         super().__init__(context)

@@ -12,8 +12,8 @@ from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 class StaticCompileWithVaryingSizes(CompiledCallRule):
     code = "ZL404"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"compile"})
     name = "static-compile-with-varying-sizes"
     summary = "`torch.compile(..., dynamic=False)` on a callable called in a loop on new tensors"
 

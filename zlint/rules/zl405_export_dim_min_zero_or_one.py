@@ -10,12 +10,10 @@ from zlint.rules.base import Rule
 
 class ExportDimMinZeroOrOne(Rule):
     code = "ZL405"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"Dim"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
     name = "export-dim-min-zero-or-one"
     summary = "`torch.export.Dim(..., min=0)`/`min=1`: export still traces for sizes >= 2"
-    trigger_words = frozenset({"Dim"})  # fast path: see zlint/prepass.py
-    function_local = True
+    trigger_words = frozenset({"Dim"})
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.imports.qualify(node.func) not in DIM_FACTORIES:

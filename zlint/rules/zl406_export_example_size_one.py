@@ -19,12 +19,10 @@ def _elements(node: cst.BaseExpression | None) -> list[cst.BaseExpression] | Non
 
 class ExportExampleSizeOne(Rule):
     code = "ZL406"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"export", "export_for_training", "draft_export"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
     name = "export-example-size-one"
     summary = "A `torch.export` example input has size 0 or 1 on a dim declared dynamic"
-    trigger_words = frozenset({"export", "export_for_training", "draft_export"})  # fast path: zlint/prepass.py
-    function_local = True
+    trigger_words = frozenset({"export", "export_for_training", "draft_export"})
 
     def __init__(self, context) -> None:
         super().__init__(context)
@@ -102,7 +100,7 @@ class ExportExampleSizeOne(Rule):
             sizes = self.sizes(example)
             if sizes is None:
                 continue
-            for dim, dim_spec in self.dynamic_dims(spec):
+            for dim, _ in self.dynamic_dims(spec):
                 if 0 <= dim < len(sizes) and int_literal(sizes[dim]) in (0, 1):
                     value = int_literal(sizes[dim])
                     self.report(

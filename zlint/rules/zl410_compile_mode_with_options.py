@@ -8,8 +8,8 @@ from zlint.rules.compile_checks import CompileCallRule
 
 class CompileModeWithOptions(CompileCallRule):
     code = "ZL410"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"compile"})
     name = "compile-mode-with-options"
     summary = "torch.compile() given both mode= and options= (RuntimeError)"
 

@@ -8,8 +8,8 @@ from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_no
 
 class UnknownCompileMode(CompileCallRule):
     code = "ZL411"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"compile"})
     name = "unknown-compile-mode"
     summary = "torch.compile(mode=...) names a mode the torch version does not have"
 

@@ -23,8 +23,8 @@ _COMPILE = re.compile(r"\bcompile\b")
 
 class UnknownCompileBackend(TorchDataRule):
     code = "ZL412"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile", "optimize"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"compile", "optimize"})
     name = "unknown-compile-backend"
     summary = "torch.compile(backend=...) names a backend torch does not register"
 

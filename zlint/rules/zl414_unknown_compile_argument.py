@@ -8,8 +8,8 @@ from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_no
 
 class UnknownCompileArgument(CompileCallRule):
     code = "ZL414"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"compile"})
     name = "unknown-compile-argument"
     summary = "torch.compile() given an argument it does not take (TypeError)"
 

@@ -9,8 +9,6 @@ import libcst as cst
 
 from zlint.facts.imports import dotted_name
 from zlint.rules.compile_checks import TorchDataRule, did_you_mean, version_note
-from zlint.rules.torch_attribute_prefilter import may_hold_unknown_attribute
-from zlint.torch_versions import torch_data
 
 #: namespaces whose attributes exist only at run time: plugins register device modules
 #: (``torch.npu`` from torch_npu, ``torch.hpu`` from habana) with torch._register_device_module
@@ -62,14 +60,10 @@ def _try_catches_missing(node: cst.Try) -> bool:
 
 class UnknownTorchAttribute(TorchDataRule):
     code = "ZL415"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"torch"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"torch"})
     name = "unknown-torch-attribute"
     summary = "torch.*, torch.compiler.* or torch._dynamo.* attribute that the torch version lacks"
-
-    @classmethod
-    def may_report(cls, text, tree, settings) -> bool:
-        return may_hold_unknown_attribute(text, tree, torch_data(settings=settings))
 
     def __init__(self, context) -> None:
         super().__init__(context)

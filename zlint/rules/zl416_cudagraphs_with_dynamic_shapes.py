@@ -59,8 +59,8 @@ def _literal_iteration(node: cst.BaseExpression) -> bool:
 
 class CudagraphsWithDynamicShapes(TorchDataRule):
     code = "ZL416"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"compile"})
     name = "cudagraphs-with-dynamic-shapes"
     summary = "CUDA graphs on a compiled callable that gets dynamic shapes: one graph per shape"
 

@@ -46,8 +46,8 @@ def constant_int(node: cst.BaseExpression, imports) -> int | None:
 
 class RaisedRecompileLimit(TorchDataRule):
     code = "ZL417"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset(LIMIT_KEYS)  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset(LIMIT_KEYS)
     name = "raised-recompile-limit"
     summary = "dynamo's cache_size_limit/recompile_limit raised far above the default (info)"
     #: advisory: the code runs, but hides a problem (SARIF/JSON writers may map it to "note")

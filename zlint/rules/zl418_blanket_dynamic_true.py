@@ -8,8 +8,8 @@ from zlint.rules.compile_checks import CompileCallRule
 
 class BlanketDynamicTrue(CompileCallRule):
     code = "ZL418"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"compile"})
     name = "blanket-dynamic-true"
     summary = "torch.compile(dynamic=True) makes every dim dynamic; mark the dims that vary (opt-in)"
     default_enabled = False
@@ -20,6 +20,6 @@ class BlanketDynamicTrue(CompileCallRule):
             return
         self.report(
             arg,
-            "dynamic=True makes every dim symbolic, even static ones; leave it unset, maybe_mark_dynamic "
-            "varying dims",
+            "dynamic=True makes every dim symbolic, even static ones; leave it unset and "
+            "torch._dynamo.mark_dynamic the varying dims",
         )

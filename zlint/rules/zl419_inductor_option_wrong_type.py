@@ -11,8 +11,8 @@ _ACCEPTS = {"bool": {"bool"}, "int": {"int", "bool"}, "float": {"float"}, "str":
 
 class InductorOptionWrongType(CompileCallRule):
     code = "ZL419"
-    about_compiled_code = False  # about a call site or a comment, wherever it sits
-    trigger_words = frozenset({"compile"})  # fast path: see zlint/prepass.py
+    about_compiled_code = False  # about a call site, wherever it sits
+    trigger_words = frozenset({"compile"})
     name = "inductor-option-wrong-type"
     summary = "torch.compile(options={...}) value of a type the inductor option rejects"
 
@@ -27,5 +27,6 @@ class InductorOptionWrongType(CompileCallRule):
                 continue
             self.report(
                 item.value,
-                f"option {item.key!r} takes a {declared} on {version_note(self.data)}, not a {given}: raises RuntimeError",
+                f"option {item.key!r} takes a {declared} on {version_note(self.data)}, not a {given}: "
+                "raises RuntimeError",
             )

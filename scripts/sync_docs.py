@@ -1,0 +1,131 @@
+"""Keep the generated parts of README.md and docs/ in step with the code.
+
+Two kinds of generated text:
+
+* the rule table between ``<!-- rule-table -->`` and ``<!-- /rule-table -->`` in README.md,
+  built from the rule registry (code, name, doc file, summary, opt-in);
+* every output block marked ``<!-- zlint-output -->``: a ```text fence whose first line is
+  ``$ zlint ARGS`` (or ``$ flake8 ARGS``: the plugin), followed by what that command prints
+  (stdout, then stderr) when run from the repository root.
+
+``python scripts/sync_docs.py`` checks (exit 1 and a diff when something is stale);
+``python scripts/sync_docs.py --update`` rewrites the stale parts. tests/test_readme.py and
+tests/test_docs.py run the check, so a changed rule message shows up as a failing test whose
+fix is ``--update``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = re.compile(r"(<!-- rule-table -->\n)(.*?)(<!-- /rule-table -->)", re.S)
+OUTPUT = re.compile(r"(<!-- zlint-output -->\n```text\n)(\$ (?:zlint|flake8) [^\n]*)\n(.*?)(```)", re.S)
+#: zlint subcommands that take no lint options
+_SUBCOMMANDS = {"rules", "rule", "clean"}
+
+
+@dataclass(frozen=True)
+class Stale:
+    """One generated part of one file that differs from what the code produces now."""
+
+    path: Path
+    what: str
+    current: str
+    wanted: str
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                self.current.splitlines(keepends=True),
+                self.wanted.splitlines(keepends=True),
+                f"{self.path.relative_to(ROOT)} ({self.what})",
+                "generated",
+            )
+        )
+
+
+def doc_files() -> list[Path]:
+    """The Markdown files that may hold generated parts."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def rule_table() -> str:
+    """The README's rule table rows, from the registry."""
+    sys.path.insert(0, str(ROOT))
+    from zlint.registry import records
+
+    lines = ["| Code | Name | What it finds |", "|---|---|---|"]
+    for rule in records():
+        summary = rule.summary
+        if not rule.default_enabled and not summary.endswith("(opt-in)"):
+            summary += " (opt-in)"
+        lines.append(f"| {rule.code} | [{rule.name}](rules/{rule.code}-{rule.name}.md) | {summary} |")
+    return "\n".join(lines) + "\n"
+
+
+def zlint_output(command: str) -> str:
+    """What ``$ zlint ARGS`` (or ``$ flake8 ARGS``) prints from the repository root: stdout, then
+    stderr."""
+    tool, *args = shlex.split(command)[1:]
+    if tool == "zlint" and (not args or args[0] not in _SUBCOMMANDS):
+        args = ["--no-cache", *args]  # leave no cache behind; the output is the same
+    # this checkout's zlint, whatever is installed
+    path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": path}
+    done = subprocess.run(
+        [sys.executable, "-m", tool, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300
+    )
+    return done.stdout + done.stderr
+
+
+def output_blocks(text: str) -> list[tuple[str, str]]:
+    """(command line, shown output) of every ``<!-- zlint-output -->`` block in ``text``."""
+    return [(m.group(2), m.group(3)) for m in OUTPUT.finditer(text)]
+
+
+def check(path: Path, update: bool = False) -> list[Stale]:
+    """The stale generated parts of one file; with ``update``, rewrite them in place."""
+    text = path.read_text(encoding="utf-8")
+    stale: list[Stale] = []
+
+    def fix_table(match: re.Match[str]) -> str:
+        wanted = rule_table()
+        if match.group(2) != wanted:
+            stale.append(Stale(path, "rule table", match.group(2), wanted))
+        return match.group(1) + wanted + match.group(3)
+
+    def fix_output(match: re.Match[str]) -> str:
+        wanted = zlint_output(match.group(2))
+        if match.group(3) != wanted:
+            stale.append(Stale(path, match.group(2), match.group(3), wanted))
+        return f"{match.group(1)}{match.group(2)}\n{wanted}{match.group(4)}"
+
+    new = OUTPUT.sub(fix_output, TABLE.sub(fix_table, text) if path.name == "README.md" else text)
+    if update and new != text:
+        path.write_text(new, encoding="utf-8")
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--update", action="store_true", help="rewrite the stale parts")
+    args = parser.parse_args(argv)
+    stale = [s for path in doc_files() for s in check(path, update=args.update)]
+    for part in stale:
+        print(f"{'updated' if args.update else 'stale'}: {part.path.relative_to(ROOT)}: {part.what}")
+        if not args.update:
+            print(part.diff())
+    return 1 if stale and not args.update else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

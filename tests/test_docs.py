@@ -1,0 +1,355 @@
+"""The docs site: it builds strictly, its shown outputs and config snippets are real, its GitHub
+Actions workflow passes actionlint and uploads SARIF whatever the lint finds, and every torch
+API that the docs or the rule messages name exists in the torch versions zlint ships data for."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from docs_support import doc_markdown, fenced_blocks, load_script, require
+from zlint import torch_versions as tv
+from zlint.settings import settings_from_table
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the project depends on tomli there
+    import tomli as tomllib
+
+SYNC = load_script("sync_docs")
+WORKFLOW = ROOT / "docs" / "ci" / "zlint.yml"
+DOC_PAGES = sorted((ROOT / "docs").rglob("*.md"))
+
+
+# -- the site ------------------------------------------------------------------------------------
+
+
+def test_mkdocs_build_strict(tmp_path: Path):
+    require(importlib.util.find_spec("mkdocs") is not None and importlib.util.find_spec("material") is not None,
+            "mkdocs-material")
+    site = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(ROOT / "mkdocs.yml"),
+         "--site-dir", str(site)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    # one generated page per rule doc, and an index that links them all
+    index = (site / "rules" / "index.html").read_text(encoding="utf-8")
+    for doc in sorted((ROOT / "rules").glob("ZL*.md")):
+        page = site / "rules" / doc.stem / "index.html"
+        assert page.is_file(), doc.name
+        assert f'href="{doc.stem}/"' in index, doc.stem
+    code_page = (site / "rules" / "ZL101-size-compared-with-zero-or-one" / "index.html").read_text(encoding="utf-8")
+    assert "torch._dynamo.decorators.mark_unbacked" in code_page
+    # included files were included, not left as snippet markers
+    for page in site.rglob("*.html"):
+        assert "--8&lt;--" not in page.read_text(encoding="utf-8"), page
+    assert "sarif_file" in (site / "integrations" / "index.html").read_text(encoding="utf-8")
+    # nothing generated is kept in the source tree
+    assert not (ROOT / "docs" / "rules").exists()
+
+
+def test_every_page_is_in_the_navigation():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = set(re.findall(r"^  - [^:]+: (\S+\.md)$", config, re.M))
+    pages = {str(p.relative_to(ROOT / "docs")) for p in DOC_PAGES}
+    assert nav == pages
+
+
+# -- generated parts: shown outputs, config snippets ---------------------------------------------
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=lambda p: p.name)
+def test_shown_outputs_are_what_zlint_prints_now(page: Path):
+    # regenerate with: python scripts/sync_docs.py --update
+    stale = SYNC.check(page)
+    assert not stale, "\n".join(s.diff() for s in stale)
+
+
+def test_the_compile_recipe_output_is_shown_in_full():
+    (shown,) = SYNC.output_blocks((ROOT / "docs" / "usage.md").read_text(encoding="utf-8"))
+    command, output = shown
+    assert command == "$ zlint --select ZL41 docs/snippets/compile_recipe.py"
+    codes = re.findall(r"^docs/snippets/compile_recipe\.py:\d+:\d+: (ZL\d{3}) ", output, re.M)
+    assert codes == ["ZL418", "ZL416", "ZL410", "ZL413", "ZL414", "ZL414", "ZL415", "ZL415"]
+
+
+def test_the_flake8_output_shown_is_the_cli_output_shown():
+    """The integrations page says the plugin finds what the CLI finds: both blocks are real."""
+    (flake8,) = SYNC.output_blocks((ROOT / "docs" / "integrations.md").read_text(encoding="utf-8"))
+    (cli,) = SYNC.output_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert flake8[0] == "$ flake8 --select ZL examples/likes_pooler.py"
+    assert flake8[1].splitlines() == cli[1].splitlines()[:-1]  # all but the CLI's summary line
+
+
+def test_a_stale_output_is_found_and_updated(tmp_path: Path):
+    page = tmp_path / "page.md"
+    command = "$ zlint --select ZL102 examples/likes_pooler.py"
+    page.write_text(f"<!-- zlint-output -->\n```text\n{command}\nold text\n```\n", encoding="utf-8")
+    (stale,) = SYNC.check(page)
+    assert stale.current == "old text\n"
+    finding, *rest = stale.wanted.splitlines()
+    assert finding.startswith("examples/likes_pooler.py:31:12: ZL102 `likes.numel()`")
+    assert rest == ["Found 1 finding in 1 file."]
+    SYNC.check(page, update=True)
+    assert SYNC.output_blocks(page.read_text(encoding="utf-8")) == [(command, stale.wanted)]
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *DOC_PAGES], ids=lambda p: p.name)
+def test_config_snippets_are_accepted_by_the_settings_parser(page: Path):
+    for block in fenced_blocks(page.read_text(encoding="utf-8"), "toml"):
+        table = tomllib.loads(block).get("tool", {}).get("zlint")
+        assert table is not None, block
+        settings_from_table(table, str(page), ROOT)  # raises on an unknown key or code
+
+
+def test_the_full_settings_example_names_every_setting():
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    table = tomllib.loads(fenced_blocks(text, "toml")[0])["tool"]["zlint"]
+    known = re.search(r"\(known: ([^)]*)\)", _unknown_key_error()).group(1).split(", ")
+    assert sorted(table) == sorted(known)
+
+
+def _unknown_key_error() -> str:
+    try:
+        settings_from_table({"no-such-key": 1}, "pyproject.toml", ROOT)
+    except Exception as exc:  # the settings parser's ConfigError
+        return str(exc)
+    raise AssertionError("an unknown key was accepted")
+
+
+# -- the GitHub Actions workflow -----------------------------------------------------------------
+
+
+def _actionlint() -> str | None:
+    beside = Path(sys.executable).parent / "actionlint"
+    return str(beside) if beside.is_file() else shutil.which("actionlint")
+
+
+def _run_actionlint(path: Path) -> subprocess.CompletedProcess:
+    binary = _actionlint()
+    require(binary is not None, "actionlint")
+    return subprocess.run([binary, "-no-color", str(path)], capture_output=True, text=True, timeout=120)
+
+
+def test_workflow_passes_actionlint():
+    done = _run_actionlint(WORKFLOW)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_actionlint_catches_a_broken_copy_of_the_workflow(tmp_path: Path):
+    broken = tmp_path / "zlint.yml"
+    broken.write_text(WORKFLOW.read_text().replace("steps.lint.outcome", "steps.lnit.outcome"))
+    done = _run_actionlint(broken)
+    assert done.returncode == 1 and "lnit" in done.stdout
+
+
+def _steps() -> list[dict]:
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    (job,) = workflow["jobs"].values()
+    assert job["permissions"]["security-events"] == "write"
+    return job["steps"]
+
+
+def test_workflow_uploads_sarif_whatever_the_lint_finds():
+    steps = _steps()
+    lint_at = next(i for i, s in enumerate(steps) if "--format sarif" in s.get("run", ""))
+    lint = steps[lint_at]
+    report = re.search(r"--output-file (\S+)", lint["run"]).group(1)
+    assert lint["run"].startswith("zlint ") and lint.get("continue-on-error") is True
+    upload_at = next(i for i, s in enumerate(steps) if "upload-sarif" in s.get("uses", ""))
+    upload = steps[upload_at]
+    assert upload_at > lint_at
+    assert "always()" in upload["if"] and upload["with"]["sarif_file"] == report
+    # ... and the job still fails on findings, after the upload
+    gate = steps[-1]
+    assert gate["if"] == f"steps.{lint['id']}.outcome == 'failure'" and gate["run"] == "exit 1"
+    assert upload_at < len(steps) - 1
+
+
+def test_no_other_step_can_stop_the_job_before_the_upload():
+    steps = _steps()
+    upload_at = next(i for i, s in enumerate(steps) if "upload-sarif" in s.get("uses", ""))
+    for step in steps[:upload_at]:
+        run = step.get("run", "")
+        if run.startswith("zlint "):
+            assert step.get("continue-on-error") is True or "--exit-zero" in run, run
+
+
+# -- every torch API the docs and the messages name exists ---------------------------------------
+
+TORCH_NAME = re.compile(r"(?<![\w.])torch(?:\.[A-Za-z_]\w*)+")
+#: names the docs mention as not existing (or as no API at all), each with where and why; the
+#: tests below check that none of them exists in the shipped data, so none can hide a real name
+NOT_APIS = {
+    "torch._dynamo.mark_unbacked": "ZL101: the wrong name; the real one is torch._dynamo.decorators.mark_unbacked",
+    "torch.compiled_cache_info": "ZL415 and docs/usage.md: an invented API that ZL415 flags",
+    "torch.clear_compiled_cache": "ZL415 and docs/usage.md: an invented API that ZL415 flags",
+    "torch.compiler.reset_cache": "ZL415's example: an invented API",
+    "torch._dynamo.config.cache_size_limt": "ZL415's example: a misspelt config key",
+    "torch.compiler.future_api": "ZL415's example: a hasattr-guarded name for another torch",
+    "torch.foo": "ZL415: monkeypatching a new attribute",
+    "torch.my_helper": "ZL415's example: monkeypatching a new attribute",
+    "torch.cuda.foo": "ZL415: names below a namespace's first attribute are not checked",
+    "torch.npu": "ZL415: a device module that a plugin registers at run time",
+    "torch.hpu": "ZL415: a device module that a plugin registers at run time",
+    "torch.musa": "ZL415: a device module that a plugin registers at run time",
+    "torch.compiler_dynamic_shapes.md": "ZL418's reference: a file of PyTorch's docs",
+}
+#: a placeholder for "any attribute" (`torch._dynamo.config.X`), not a name
+PLACEHOLDER = "X"
+#: names that exist only from a torch release on (the docs say so where they name them)
+SINCE = {"torch.compiler.precompile": (2, 14)}
+
+
+@functools.lru_cache(maxsize=1)
+def _data() -> dict[tuple[int, int, int], dict]:
+    return {
+        version: json.loads((tv.DATA_DIR / f"{tv.format_version(version)}.json").read_text(encoding="utf-8"))
+        for version in tv.known_versions()
+    }
+
+
+def in_data(name: str, data: dict) -> bool:
+    """Whether the shipped data of one torch version has ``name``, as far as it records: the
+    attribute right below the deepest recorded namespace (and dotted inductor config keys)."""
+    parts = name.split(".")
+    for depth in range(len(parts), 0, -1):
+        namespace = ".".join(parts[:depth])
+        if namespace in data["names"]:
+            break
+    rest = parts[depth:]
+    if not rest:
+        return True
+    if namespace == "torch._inductor.config" and len(rest) > 1:
+        return ".".join(rest) in data["inductor_options"]
+    return rest[0] in data["names"][namespace]
+
+
+def in_torch(name: str, torch) -> bool:
+    """Whether a live torch has ``name`` (attributes, or submodules that need an import)."""
+    obj = torch
+    parts = name.split(".")
+    for depth in range(1, len(parts)):
+        try:
+            obj = getattr(obj, parts[depth])
+        except AttributeError:
+            try:
+                obj = importlib.import_module(".".join(parts[: depth + 1]))
+            except ImportError:
+                return False
+    return True
+
+
+def doc_names() -> dict[str, list[str]]:
+    """Every dotted ``torch.…`` name in the docs' prose and code, with where it appears."""
+    found: dict[str, list[str]] = {}
+    for path in doc_markdown():
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for name in TORCH_NAME.findall(line):
+                found.setdefault(name, []).append(f"{path.relative_to(ROOT)}:{lineno}")
+    return found
+
+
+def message_names() -> dict[str, list[str]]:
+    """Every dotted ``torch.…`` name in the rules' messages: the strings passed to ``report``."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "zlint" / "rules").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and "report" in node.func.attr):
+                continue
+            for part in ast.walk(node):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    for name in TORCH_NAME.findall(part.value):
+                        found.setdefault(name, []).append(f"{path.relative_to(ROOT)}:{part.lineno}")
+    return found
+
+
+def _checked(names: dict[str, list[str]]) -> dict[str, list[str]]:
+    return {n: where for n, where in names.items() if n not in NOT_APIS and n.rsplit(".", 1)[1] != PLACEHOLDER}
+
+
+def _missing_in_data(names: dict[str, list[str]]) -> list[str]:
+    missing = []
+    for name, where in sorted(_checked(names).items()):
+        for version, data in _data().items():
+            recommended = version[:2] >= SINCE.get(name, (0, 0))
+            if in_data(name, data) != recommended:
+                problem = "missing in" if recommended else "exists before its release in"
+                missing.append(f"{name} ({where[0]}): {problem} torch {tv.format_version(version)}")
+    return missing
+
+
+def test_the_scan_sees_the_names_the_docs_recommend():
+    names = doc_names()
+    assert "torch._dynamo.decorators.mark_unbacked" in names
+    assert "torch._dynamo.config.capture_scalar_outputs" in names
+    assert "torch._dynamo.mark_dynamic" in message_names()
+
+
+def test_every_torch_name_in_the_docs_exists_in_the_shipped_data():
+    assert _missing_in_data(doc_names()) == []
+
+
+def test_every_torch_name_in_rule_messages_exists_in_the_shipped_data():
+    assert _missing_in_data(message_names()) == []
+
+
+def test_the_check_fails_on_a_name_that_does_not_exist():
+    data = _data()[tv.known_versions()[0]]
+    assert in_data("torch._dynamo.decorators", data) and not in_data("torch._dynamo.mark_unbacked", data)
+    assert in_data("torch._inductor.config.triton.cudagraphs", data)
+    assert not in_data("torch._inductor.config.triton.cudagrafs", data)
+    assert _missing_in_data({"torch.compiler.resett": ["x.md:1"]}) != []
+
+
+def data_can_tell(name: str, data: dict) -> bool:
+    """Whether the data records ``name``'s level: one attribute below a recorded namespace."""
+    namespace, _, _ = name.rpartition(".")
+    return namespace in data["names"]
+
+
+def test_not_apis_are_few_absent_and_still_mentioned():
+    assert len(NOT_APIS) <= 15
+    mentioned = doc_names()
+    for name in NOT_APIS:
+        assert name in mentioned, f"{name} is no longer in the docs: drop it from NOT_APIS"
+        for data in _data().values():
+            if data_can_tell(name, data):
+                assert not in_data(name, data), f"{name} exists: check it like any other name"
+
+
+def test_every_torch_name_exists_in_the_installed_torch():
+    """Deeper than the data: ``torch._dynamo.decorators.mark_unbacked`` on a live torch."""
+    torch = pytest.importorskip("torch")
+    installed = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+    names = {**_checked(doc_names()), **_checked(message_names())}
+    missing = [
+        f"{name} ({where[0]})"
+        for name, where in sorted(names.items())
+        if installed >= SINCE.get(name, (0, 0)) and not in_torch(name, torch)
+    ]
+    assert missing == []
+    assert [name for name in NOT_APIS if in_torch(name, torch)] == []
+    assert in_torch("torch.fx.experimental._config.backed_size_oblivious", torch)
+
+
+def test_the_zl101_doc_recommends_the_name_that_exists():
+    text = (ROOT / "rules" / "ZL101-size-compared-with-zero-or-one.md").read_text(encoding="utf-8")
+    recommended = {m for m in TORCH_NAME.findall(text) if m.endswith("mark_unbacked")}
+    assert recommended == {"torch._dynamo.decorators.mark_unbacked", "torch._dynamo.mark_unbacked"}
+    assert "not `torch._dynamo.mark_unbacked`" in text

@@ -1,0 +1,329 @@
+"""Where things live: the layers of zlint's import graph, rule metadata apart from visitors.
+
+Layers, lowest first; a module may import its own layer or lower ones, never a higher one, and the
+whole graph has no cycle. Every ``import`` counts, at module level or inside a function.
+
+- core data: findings and fixes, the rule registry (metadata only), settings, noqa, source reading
+- facts: shared analyses of a parsed module (LibCST starts here)
+- rules: the visitors
+- engine: one file in, findings out (pre-pass, cache, parallel runs)
+- front ends: the CLI, the flake8 adapter, the fix loop, adoption, writers, ``--verify``
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from conftest import ROOT
+from zlint import registry
+from zlint import rules as rule_modules
+from zlint.adapters.flake8 import FILE_NOT_LINTED
+from zlint.noqa import UNUSED_NOQA_CODE, UNUSED_NOQA_NAME
+from zlint.rules.base import Rule
+
+PACKAGE = ROOT / "zlint"
+CORE, FACTS, RULES, ENGINE, FRONT = range(5)
+#: module (or package prefix) -> layer; the longest matching prefix wins
+LAYERS = {
+    "zlint.diagnostics": CORE,
+    "zlint.registry": CORE,
+    "zlint.settings": CORE,
+    "zlint.noqa": CORE,
+    "zlint.source": CORE,
+    "zlint.atomic": CORE,
+    "zlint.torch_versions": CORE,
+    "zlint.docs": CORE,
+    "zlint.facts": FACTS,
+    "zlint.positions": FACTS,
+    "zlint.batched": FACTS,
+    "zlint.libcst_compat": FACTS,
+    "zlint.rules": RULES,
+    "zlint.engine": ENGINE,
+    "zlint.prepass": ENGINE,
+    "zlint.cache": ENGINE,
+    "zlint.parallel": ENGINE,
+    "zlint.placement": ENGINE,  # scope and tier of a file's findings, what the settings show
+    "zlint.project": ENGINE,  # the project index, built before linting
+    "zlint.__main__": FRONT,
+    "zlint.cli": FRONT,
+    "zlint.fixes": FRONT,  # the fix loop
+    "zlint.discovery": FRONT,
+    "zlint.adapters": FRONT,
+    "zlint.adoption": FRONT,
+    "zlint.report": FRONT,
+    "zlint.verify": FRONT,
+}
+#: the package itself: a lazy facade (PEP 562) over the engine, so a front end
+PACKAGE_LAYER = FRONT
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer(module: str) -> int:
+    if module == "zlint":
+        return PACKAGE_LAYER
+    prefixes = [prefix for prefix in LAYERS if module == prefix or module.startswith(prefix + ".")]
+    assert prefixes, f"{module} has no layer: add it to LAYERS in tests/test_layers.py"
+    return LAYERS[max(prefixes, key=len)]
+
+
+def imported(module: str, path: Path) -> set[str]:
+    """The zlint modules ``module`` imports anywhere in its code (function bodies included)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                found.add(submodule if submodule in MODULES else base)
+    return {name for name in found if name in MODULES and name != module}
+
+
+GRAPH = {module: imported(module, path) for module, path in MODULES.items()}
+#: import edges that close a cycle and are being removed elsewhere; each entry names its way out
+KNOWN_CYCLE_EDGES = {
+    # a function-level import of two runner helpers; they belong in a module both can import
+    ("zlint.verify.sites", "zlint.verify.runner"),
+}
+
+
+def test_the_layer_map_is_checked_against_real_imports():
+    # the parser sees function-level and relative imports, and `from package import module`
+    assert "zlint.engine" in GRAPH["zlint.fixes"]
+    assert "zlint.registry" in GRAPH["zlint.settings"]
+    assert {"zlint.diagnostics", "zlint.engine"} <= GRAPH["zlint"]  # its TYPE_CHECKING imports
+    assert len(MODULES) > 60
+
+
+def test_every_module_has_a_layer():
+    for module in MODULES:
+        assert layer(module) in range(FRONT + 1)  # a new module without one fails here, by name
+    with pytest.raises(AssertionError, match="zlint.nowhere has no layer"):
+        layer("zlint.nowhere")
+
+
+def test_no_module_imports_a_higher_layer():
+    upward = sorted(
+        f"{module} ({layer(module)}) imports {target} ({layer(target)})"
+        for module, targets in GRAPH.items()
+        for target in targets
+        if layer(target) > layer(module)
+    )
+    assert upward == []
+
+
+def test_import_graph_has_no_cycle():
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(GRAPH[module]):
+            if (module, target) in KNOWN_CYCLE_EDGES:
+                continue
+            if state.get(target) == 1:
+                cycles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+    assert all(target in GRAPH[module] for module, target in KNOWN_CYCLE_EDGES), "drop the stale entry"
+
+
+def test_only_verify_imports_torch():
+    importers = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            )
+            if any(name == "torch" or name.startswith("torch.") for name in names):
+                importers.add(module)
+    assert importers and all(m.startswith("zlint.verify.") for m in importers), sorted(importers)
+
+
+def test_the_package_imports_nothing_until_used():
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    top_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert {getattr(n, "module", None) or n.names[0].name for n in top_level} <= {"__future__", "importlib", "typing"}
+
+
+def _fresh(code: str) -> str:
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    return out.stdout.strip()
+
+
+def test_loading_the_pytest_plugin_loads_no_linter():
+    loaded = _fresh(
+        "import sys, zlint.verify.pytest_plugin\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'torch') or m in "
+        "('zlint.engine', 'zlint.registry', 'zlint.rules')))"
+    )
+    assert loaded == "[]"
+
+
+def test_lazy_package_attributes_work_and_unknown_ones_fail():
+    assert _fresh("import zlint; print(zlint.lint_source('x = 1\\n').diagnostics, zlint.Diagnostic.__module__)") == (
+        "[] zlint.diagnostics"
+    )
+    with pytest.raises(AttributeError):
+        import zlint
+
+        zlint.no_such_name  # noqa: B018
+
+
+def test_the_registry_loads_without_libcst_or_rule_modules():
+    loaded = _fresh(
+        "import sys; from zlint import registry, settings\n"
+        "s = settings.Settings(select=('ZL1',)); assert s.enabled_codes('m.py') == {'ZL101', 'ZL102', 'ZL103', 'ZL104'}\n"
+        "print(len(registry.records()), sorted(m for m in sys.modules if m.startswith(('libcst', 'zlint.rules'))))"
+    )
+    assert loaded == f"{len(registry.RULES_BY_CODE)} []"
+
+
+# -- rule metadata ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("record", registry.records(), ids=lambda r: r.code)
+def test_a_record_and_its_visitor_agree(record):
+    """The registry reads the literals; the imported class must say the same."""
+    if not record.is_static:
+        assert record.visitor is None and record.kind in ("runtime", "meta")
+        with pytest.raises(ValueError):
+            rule_modules.visitor(record)
+        return
+    visitor = rule_modules.visitor(record)
+    assert issubclass(visitor, Rule) and issubclass(visitor, cst.BatchableCSTVisitor)
+    assert visitor.__module__ == record.module and visitor.__name__ == record.visitor
+    for field in ("code", "name", "summary", "default_enabled", "severity", "tier", "about_compiled_code",
+                  "needs_size_oblivious"):
+        assert getattr(visitor, field) == getattr(record, field), field
+    own = [c for c in visitor.__mro__ if issubclass(c, Rule) and c is not Rule]  # the rule and its bases
+    assert any(attr.startswith(("visit_", "leave_")) for c in own for attr in vars(c)), "visits nothing"
+
+
+def test_every_rule_module_is_found_by_its_file_name_and_named_after_its_rule():
+    files = sorted(p.name for p in (PACKAGE / "rules").glob("zl*.py"))
+    assert files == sorted(f"{r.module.rsplit('.', 1)[1]}.py" for r in registry.records())
+    for record in registry.records():
+        assert record.module.endswith(f"{record.code.lower()}_{record.name.replace('-', '_')}")
+
+
+def test_categories_are_data():
+    kinds = {r.code: r.kind for r in registry.records()}
+    assert {c for c, k in kinds.items() if k == "runtime"} == {"ZL801", "ZL802", "ZL803", "ZL804"}
+    assert {c for c, k in kinds.items() if k == "meta"} == {FILE_NOT_LINTED, UNUSED_NOQA_CODE}
+    assert registry.RULES_BY_CODE[UNUSED_NOQA_CODE].name == UNUSED_NOQA_NAME
+    assert registry.RULES_BY_CODE["ZL417"].severity == "info"
+    assert registry.RULES_BY_CODE["ZL101"].family == "size-branching"
+    assert registry.kind_of("ZL999") is None
+    # rules about a compile call or a comment report wherever it sits; ZL402 is about compiled code
+    not_about_code = [r.code for r in registry.records() if not r.about_compiled_code]
+    assert {FILE_NOT_LINTED, UNUSED_NOQA_CODE, "ZL401", "ZL410", "ZL417"} <= set(not_about_code)
+    assert "ZL402" not in not_about_code and not [c for c in not_about_code if c[2] in "123"]
+    assert [r.code for r in registry.records() if r.needs_size_oblivious] == ["ZL104"]
+    # the engine runs visitors of static rules only
+    assert [v.code for v in rule_modules.visitors(["ZL000", "ZL101", "ZL801", "ZL901"])] == ["ZL101"]
+
+
+def _write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_new_rule_is_one_module(tmp_path):
+    """Adding a rule: write zlint/rules/zl<code>_<name>.py (and its doc); nothing to list."""
+    _write(tmp_path, "zl105_size_in_docstring.py", (
+        '"""ZL105: a test rule."""\nfrom zlint.rules.base import Rule\n\n\n'
+        "class SizeInDocstring(Rule):\n"
+        '    code = "ZL105"\n    name = "size-in-docstring"\n'
+        '    summary = (\n        "A size named in a docstring"\n    )\n'
+        "    default_enabled = False\n    tier: str = 'single-graph'\n    severity = 'error'\n"
+        "    needs_size_oblivious = True\n\n"
+        "    def visit_Name(self, node) -> None:\n        pass\n"
+    ))
+    _write(tmp_path, "zl905_stale_baseline.py", 'code = "ZL905"\nname = "stale-baseline"\nsummary = "s"\nkind = "meta"\n')
+    _write(tmp_path, "helpers.py", "x = 1\n")  # not a rule module: ignored
+    found = registry.load_records(tmp_path)
+    assert [(r.code, r.kind, r.visitor, r.family) for r in found] == [
+        ("ZL105", "static", "SizeInDocstring", "size-branching"),
+        ("ZL905", "meta", None, "suppression"),
+    ]
+    assert (found[0].summary, found[0].default_enabled, found[0].tier, found[0].severity) == (
+        "A size named in a docstring", False, "single-graph", "error"
+    )
+    assert (found[0].needs_size_oblivious, found[0].about_compiled_code) == (True, True)
+    assert (found[1].needs_size_oblivious, found[1].about_compiled_code) == (False, False)  # meta
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "error"),
+    [
+        ("zl106_x.py", 'class X:\n    code = "ZL107"\n    name = "x"\n    summary = "s"\n', "file name says ZL106"),
+        ("zl106_x.py", 'class X:\n    code = CODE\n    name = "x"\n', "must be a literal"),
+        ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n', "missing summary"),
+        ("zl106_x.py", 'code = "ZL106"\nname = "x"\nsummary = "s"\n', "kind = 'runtime' or 'meta'"),
+        ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n    summary = "s"\n    severity = "fatal"\n', "severity"),
+        ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n    summary = "s"\n    about_compiled_code = 0\n', "bool"),
+        ("zl106_x.py", "class X:\n    pass\n", "declares no `code"),
+    ],
+)
+def test_bad_metadata_is_a_clear_error(tmp_path, name, text, error):
+    _write(tmp_path, name, text)
+    with pytest.raises(registry.RuleMetadataError, match=error):
+        registry.load_records(tmp_path)
+
+
+def test_front_ends_read_the_records():
+    from zlint.adapters.flake8 import ZlintChecker
+    from zlint.report.sarif import rule_descriptor
+
+    ignored: list[str] = []
+
+    class Manager:
+        def add_option(self, *args, **kwargs) -> None:
+            pass
+
+        def extend_default_ignore(self, codes: list[str]) -> None:
+            ignored.extend(codes)
+
+    ZlintChecker.add_options(Manager())
+    assert ignored == sorted(r.code for r in registry.records() if not r.default_enabled) == ["ZL203", "ZL418", "ZL901"]
+    info = rule_descriptor(registry.RULES_BY_CODE["ZL417"])
+    assert info["defaultConfiguration"]["level"] == "note"
+    assert info["properties"] == {"family": "compile-setup", "kind": "static", "tier": "default"}
+    assert rule_descriptor(registry.RULES_BY_CODE["ZL802"])["properties"]["kind"] == "runtime"
+    assert rule_descriptor(registry.RULES_BY_CODE["ZL101"])["defaultConfiguration"]["level"] == "warning"
+
+
+def test_compiled_only_keeps_meta_findings_by_kind():
+    from zlint.engine import lint_source
+    from zlint.settings import Settings
+
+    text = "def f(x):\n    if x.size(0) == 1:  # noqa: ZL103\n        return x\n"
+    settings = Settings(select=("ZL101", "ZL103", "ZL901"), compiled_only=True)
+    found = lint_source(text, "m.py", settings).diagnostics
+    assert [(d.line, d.code) for d in found] == [(2, "ZL901")]  # ZL101 is not in compiled code
