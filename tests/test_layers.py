@@ -197,7 +197,8 @@ def test_lazy_package_attributes_work_and_unknown_ones_fail():
 def test_the_registry_loads_without_libcst_or_rule_modules():
     loaded = _fresh(
         "import sys; from zlint import registry, settings\n"
-        "s = settings.Settings(select=('ZL1',)); assert s.enabled_codes('m.py') == {'ZL101', 'ZL102', 'ZL103', 'ZL104'}\n"
+        "s = settings.Settings(select=('ZL1',))\n"
+        "assert s.enabled_codes('m.py') == {'ZL101', 'ZL102', 'ZL103', 'ZL104'}\n"
         "print(len(registry.records()), sorted(m for m in sys.modules if m.startswith(('libcst', 'zlint.rules'))))"
     )
     assert loaded == f"{len(registry.RULES_BY_CODE)} []"
