@@ -49,7 +49,7 @@ def test_mark_dynamic_on_a_specialized_dim_is_confirmed_by_the_constraint_violat
     _, findings = serving
     evidence = _verify(findings, 48, "ZL403")
     assert {(e["kind"], e["line"]) for e in evidence} == {("constraint-violation", 49)}
-    assert "top_boxes (torch.compile at line 37): ConstraintViolationError: You marked L['scores']" in evidence[0]["detail"]
+    assert "top_boxes (torch.compile at line 37): ConstraintViolationError: You marked scores.size(0) as dynamic" in evidence[0]["detail"]
     assert "(specialized at line 39)" in evidence[0]["detail"]
     assert 2 in evidence[0]["sizes"] and 8 in evidence[0]["sizes"]
 

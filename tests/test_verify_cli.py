@@ -158,7 +158,11 @@ def test_text_output_shows_status_and_evidence(project):
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("model.py:7:14: ZL201 ") and lines[0].endswith(" [CONFIRMED]")
-    assert lines[1].startswith("    CONFIRMED in default mode: specialization Eq(")
+    # the cost first, then the evidence: sympy with its plain reading, sizes where graphs appeared
+    assert lines[1].startswith("    CONFIRMED in default mode (size pinned (a graph per value), recompile; default: ")
+    assert "3 graphs where a trivial function needs 2 (graphs compiled at sizes 2,3,5)" in lines[1]
+    assert "specialization Eq(s" in lines[1]
+    assert "i.e. x.size(0) == 3 (default, line 7, size 3)" in lines[1]
     assert "(default, line 7, size 3)" in lines[1]
 
 

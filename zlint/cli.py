@@ -62,6 +62,16 @@ def _jobs(value: str) -> int:
     return jobs
 
 
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--verify-timeout wants a number of seconds, got {value!r}") from None
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"--verify-timeout wants a positive number of seconds, got {value!r}")
+    return seconds
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="zlint",
@@ -105,13 +115,27 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to compile (auto: cuda if present)")
     verify.add_argument("--backend", help="torch.compile backend (default: inductor on cuda, aot_eager on cpu)")
     verify.add_argument("--sizes", type=_sizes, default=(2, 3, 5, 1, 0, 8), help="sizes to sweep (default 2,3,5,1,0,8)")
-    verify.add_argument("--verify-timeout", type=float, default=120.0, metavar="SECONDS", help="per-function limit (default 120)")
+    verify.add_argument("--verify-timeout", type=_seconds, default=120.0, metavar="SECONDS", help="per-function limit (default 120)")
     verify.add_argument("--verify-strict", action="store_true", help="also fail on UNVERIFIABLE findings")
+    verify.add_argument(
+        "--verbose", action="store_true",
+        help="with --verify: explain effects set aside as torch's own (size pins inside ops, mode caveats)",
+    )
     verify.add_argument("--verify-memory", type=int, default=4096, metavar="MiB", help="per-worker memory limit (default 4096; 0: none)")
     if not any(a.dest == "jobs" for a in parser._actions):
         verify.add_argument("--jobs", type=int, default=1, help="verify worker processes (default 1)")
     parser.add_argument("--version", action="version", version=f"zlint {__version__}")
     return parser
+
+
+def _verify_options(args: argparse.Namespace):
+    """The ``--verify`` flags as the runner's plain options."""
+    from zlint.verify.runner import VerifyOptions
+
+    return VerifyOptions(
+        sizes=tuple(args.sizes), device=args.device, backend=args.backend, timeout=args.verify_timeout,
+        jobs=max(1, args.jobs or 1), memory=args.verify_memory, verbose=args.verbose,
+    )
 
 
 def _print_rules() -> int:
@@ -232,7 +256,7 @@ def check(args: argparse.Namespace) -> int:
     if args.verify:  # zlint.verify (and through it torch, in workers) only under --verify
         from zlint.verify.runner import run_from_cli
 
-        verified = run_from_cli(args, diagnostics, linted)
+        verified = run_from_cli(_verify_options(args), diagnostics, linted)
         if isinstance(verified, str):
             return _error(verified)
         diagnostics = verified

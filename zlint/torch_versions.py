@@ -250,6 +250,12 @@ def extract(torch: ModuleType) -> dict[str, Any]:
     options = {key: _option_type(inductor_config, key) for key in inductor_config.get_config_copy()}
     limits = {key: getattr(dynamo_config, key) for key in LIMIT_KEYS if hasattr(dynamo_config, key)}
     version = format_version(parse_version(torch.__version__))
+    # keyword drift of the dim-marking API (maybe_mark_dynamic gained min=/max= in 2.15)
+    marking = {
+        name: sorted(inspect.signature(getattr(dynamo, name)).parameters)
+        for name in ("mark_dynamic", "maybe_mark_dynamic", "mark_static")
+        if callable(getattr(dynamo, name, None))
+    }
     return {
         "schema": SCHEMA,
         "torch": version,
@@ -260,6 +266,7 @@ def extract(torch: ModuleType) -> dict[str, Any]:
         "inductor_options": dict(sorted(options.items())),
         "compile_only_options": popped,
         "dynamo_limits": limits,
+        "marking_parameters": marking,
         "names": {ns: sorted(_namespace_names(mod)) for ns, mod in modules.items()},
     }
 

@@ -24,6 +24,8 @@ def evidence_lines(d: Diagnostic, limit: int = 3) -> str:
         return f"    UNVERIFIABLE: {verify.get('reason', '')}\n"
     if status == "NOT OBSERVED":
         return f"    NOT OBSERVED: {verify.get('note', '')}; {_graphs(verify)}\n"
+    if verify.get("same_as"):
+        return f"    {status}: the same evidence as {verify['same_as']}\n"
     items = []
     for e in verify.get("evidence", [])[:limit]:
         where = f"line {e['line']}" if e.get("line") else "no line named"
@@ -31,4 +33,7 @@ def evidence_lines(d: Diagnostic, limit: int = 3) -> str:
         items.append(f"{e['kind']} {e['detail']} ({e['mode']}, {where}, size {sizes})")
     more = len(verify.get("evidence", [])) - limit
     tail = f"; +{more} more" if more > 0 else ""
-    return f"    CONFIRMED in {verify.get('mode')} mode: {'; '.join(items)}{tail}\n"
+    if status == "GUARDED":
+        return f"    GUARDED (no cost observed): {verify.get('note', '')}: {'; '.join(items)}{tail}\n"
+    cost = f" ({verify['cost']})" if verify.get("cost") else ""
+    return f"    CONFIRMED in {verify.get('mode')} mode{cost}: {'; '.join(items)}{tail}\n"

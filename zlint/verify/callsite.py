@@ -17,26 +17,22 @@ import contextlib
 import functools
 import inspect
 import logging
-import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-import torch._dynamo
 
-from zlint.verify import probe, recompiles
+from zlint.verify import probe
+from zlint.verify import torch_hooks as hooks
 from zlint.verify.evidence import (
     COMPILE_ERROR, MISMATCH, RECOMPILE, SPECIALIZATION, Evidence, FunctionReport, ModeRun,
 )
 
-_CONVERT_FRAME_LOG = "torch._dynamo.convert_frame"
-_CONSTANT = re.compile(r"a constant \(-?\d+\)")
-_YOU_MARKED = re.compile(r"(You marked .*? specialized it to be a constant \(-?\d+\))")
 #: ``torch.compile`` keywords that change what dynamo does at the call site (backend/mode/options
 #: are replaced by the verify backend)
-_KEPT = ("fullgraph", "dynamic", "disable", "recompile_limit", "isolate_recompiles", "shapes_spec", "name")
+_KEPT = ("fullgraph", "dynamic", "disable", "recompile_limit", "isolate_recompiles", "shapes_spec", "dynamic_shapes", "name")
 
 
 @dataclass
@@ -57,20 +53,21 @@ class _Tracker:
 
     def __init__(self, subject_path: str, first: int, last: int, backend: str) -> None:
         self.subject = probe.Subject(lambda: None, lambda n: ((), {}), subject_path, first, last)
-        self.observer = probe._Observer(self.subject, "default")
+        self.observer = probe.Observer(self.subject, "default")
         self.backend = backend
         self.objects: list[_Compiled] = []
         self.current: tuple[_Compiled, int | None, int] | None = None  # object, call line, size
         self.evidence: dict[tuple, Evidence] = {}
         self.raised: set[int] = set()  # ids of exceptions already recorded as evidence
         self.sizes: list[int] = []
+        self.hook_failures: list[str] = []  # zlint's own hooks that failed: the report is UNVERIFIABLE
 
     # -- where in the verified caller are we? ---------------------------------------------------
     def caller_line(self) -> int | None:
         frame = sys._getframe(1)
         while frame is not None:
             code = frame.f_code
-            if self.observer._ours(code.co_filename) and self.observer._in_span(frame.f_lineno):
+            if self.observer.ours(code.co_filename) and self.observer.in_span(frame.f_lineno):
                 return frame.f_lineno
             frame = frame.f_back
         return None
@@ -86,27 +83,33 @@ class _Tracker:
     def describe(self, exc: BaseException) -> str:
         """An error's first line; for a constraint violation, what was specialized and where."""
         text = str(exc)
-        out = probe._first_line(exc)
-        marked = _YOU_MARKED.search(text)
+        out = probe.first_line(exc)
+        marked = hooks.constraint_summary(text)
         if marked:
-            out = f"{type(exc).__name__}: {marked.group(1).strip()}"
-        where = [int(n) for path, n in probe._FRAME.findall(text.split("User stack:", 1)[-1]) if self.observer._ours(path)]
-        if "User stack:" in text and where:
+            out = f"{type(exc).__name__}: {hooks.plain_stack_names(marked)}"
+        where = [n for path, n in hooks.user_stack_lines(text) if self.observer.ours(path)]
+        if where:
             out += f" (specialized at line {where[-1]})"
         return out[:300]
 
     # -- compiled objects ---------------------------------------------------------------------
     def backend_for(self, compiled: _Compiled) -> Callable:
-        inner = probe._backend(self.backend)
+        inner = probe.backend(self.backend)
 
         def capture(gm, example_inputs):
             compiled.graphs += 1
             size = self.current[2] if self.current else None
             compiled.graph_sizes.append(size)
-            compile_id = recompiles.current_compile_id()
+            try:
+                compile_id = hooks.current_compile_id()
+            except Exception as exc:  # zlint's hook, not the call site: never evidence
+                self.hook_failures.append(f"{type(exc).__name__}: {exc}")
+                compile_id = None
             if compile_id is not None:
                 compiled.compile_ids.add(compile_id)
             return inner(gm, example_inputs)
+
+        capture.__name__ = capture.__qualname__ = getattr(inner, "__name__", self.backend) or self.backend
 
         return capture
 
@@ -122,15 +125,15 @@ class _Tracker:
     def _tracked(self, compiled: _Compiled, call: Callable, eager: Callable) -> Callable:
         def tracked(*args, **kwargs):
             line = self.caller_line()
-            shapes = [tuple(t.shape) for t in probe._tensors((args, kwargs))]
+            shapes = [tuple(t.shape) for t in probe.tensors((args, kwargs))]
             compiled.calls.append((line, shapes))
             size = _size_of(compiled, shapes)
             saved, self.current = self.current, (compiled, line, size)
             try:
                 out = call(*args, **kwargs)
             except Exception as exc:  # a compile error at this call site: record it, go on eagerly
-                detail = _CONSTANT.sub("a constant", self.describe(exc))  # the sizes say which
-                self.add(probe._classify(exc), line, f"{compiled.label}: {detail}", size, compiled.origin)
+                detail = hooks.without_constant(self.describe(exc))  # the sizes say which
+                self.add(probe.classify(exc), line, f"{compiled.label}: {detail}", size, compiled.origin)
                 return eager(*args, **kwargs)
             finally:
                 self.current = saved
@@ -149,13 +152,19 @@ class _Tracker:
     # -- dynamo's recompile reasons and logs ---------------------------------------------------
     def on_reasons(self, reasons: list[str], resumed: bool = False) -> None:
         """Guard failures that made dynamo compile again: ``"0/3: tensor 'x' size mismatch ..."``."""
+        try:
+            self._reasons(reasons)
+        except Exception as exc:  # zlint's reading of dynamo's text: never evidence
+            self.hook_failures.append(f"reading recompile reasons: {type(exc).__name__}: {exc}")
+
+    def _reasons(self, reasons: list[str]) -> None:
         if self.current is None:
             return
         compiled, line, size = self.current
         # only this object's own cache entries (objects compiled from one function share its
         # cache); a static-size recompile is one where every entry failed on a size mismatch
-        own = [text for cid, text in map(recompiles.split, reasons) if cid in compiled.compile_ids]
-        found = [recompiles.SIZE_MISMATCH.search(text) for text in own]
+        own = [text for cid, text in map(hooks.split_reason, reasons) if cid in compiled.compile_ids]
+        found = [hooks.SIZE_MISMATCH.search(text) for text in own]
         if own and all(found) and any(int(m.group(3)) >= 2 for m in found if m):
             tensor, index, _, actual = found[0].groups()
             self.add(
@@ -172,11 +181,11 @@ class _Tracker:
         except Exception:
             return
         compiled, line, size = self.current
-        if record.name == _CONVERT_FRAME_LOG and "recompile_limit" in message:
-            limit = re.search(r"recompile_limit \((\d+)\)", message)
+        limit = hooks.recompile_limit_hit(record.name, message)
+        if limit is not None:
             self.add(
                 RECOMPILE, line,
-                f"{compiled.label}: hit the recompile limit ({limit.group(1) if limit else '?'}): "
+                f"{compiled.label}: hit the recompile limit ({limit}): "
                 "from here on this call runs eagerly",
                 size, compiled.origin,
             )
@@ -190,7 +199,7 @@ class _Tracker:
         except Exception as exc:
             sizes = _declared_sizes(mod, tuple(args), dict(kwargs or {}), options.get("dynamic_shapes"))
             for n in sizes or [None]:
-                self.add(probe._classify(exc), line, f"{label}: {self.describe(exc)}", n)
+                self.add(probe.classify(exc), line, f"{label}: {self.describe(exc)}", n)
             self.raised.add(id(exc))
             raise
         dynamic_shapes = options.get("dynamic_shapes")
@@ -213,7 +222,7 @@ class _Tracker:
                     got = program.module()(*a, **k)
                 except Exception as exc:
                     self.add(COMPILE_ERROR, line, f"{label}: the exported program fails where eager runs: "
-                             f"{probe._first_line(exc)}", n)
+                             f"{probe.first_line(exc)}", n)
                     continue
                 diff = probe.compare(expected, got)
                 if diff:
@@ -253,7 +262,7 @@ def _made_static(program: Any, mod: Any, args: tuple, kwargs: dict, dynamic_shap
             node.meta["val"] for node in program.graph.nodes
             if node.op == "placeholder" and node.name in set(program.graph_signature.user_inputs)
         ]
-        tensors = [t for t in probe._tensors((args, kwargs))]
+        tensors = [t for t in probe.tensors((args, kwargs))]
         out = []
         for tensor, spec in _bound(mod, args, kwargs, dynamic_shapes):
             if not isinstance(tensor, torch.Tensor) or not any(tensor is t for t in tensors):
@@ -372,12 +381,12 @@ def _patched(tracker: _Tracker, module: Any, compiled_globals: dict[str, tuple[i
                 label = f"{name} (torch.compile at line {origin})" if origin else name
                 module.__dict__[name] = tracker.compile(real_compile, target, origin, options, label)
     tap = probe.LogTap(tracker)
-    log = logging.getLogger(_CONVERT_FRAME_LOG)  # "hit config.recompile_limit" is a warning here
+    log = logging.getLogger(hooks.CONVERT_FRAME_LOG)  # "hit config.recompile_limit" is a warning here
     saved_log = (log.level, log.propagate)
     log.setLevel(logging.WARNING)
     log.propagate = False
     log.addHandler(tap)
-    mute = probe._Mute()
+    mute = probe.Mute()
     torch_handlers = [
         handler
         for name, logger in list(logging.root.manager.loggerDict.items())
@@ -390,7 +399,7 @@ def _patched(tracker: _Tracker, module: Any, compiled_globals: dict[str, tuple[i
     torch.compile, torch.export.export = compile_, export_
     try:
         # the recompile reasons (private API: without it, no per-size recompile evidence)
-        with recompiles.listening(tracker.on_reasons):
+        with hooks.recompile_reasons(tracker.on_reasons):
             yield
     finally:
         torch.compile, torch.export.export = real_compile, real_export
@@ -422,7 +431,7 @@ def run_caller(
     tracker = _Tracker(report.path, report.first_line, report.last_line, backend)
     tracker.sizes = list(sizes)
     failures: list[str] = []
-    torch._dynamo.reset()
+    hooks.reset()
     try:
         with _patched(tracker, module, compiled_globals), torch.no_grad():
             for size, args, kwargs in calls:
@@ -431,9 +440,13 @@ def run_caller(
                 except Exception as exc:
                     if id(exc) not in tracker.raised:
                         where = f" at size {size}" if size is not None else ""
-                        failures.append(f"{probe._first_line(exc)}{where}")
+                        failures.append(f"{probe.first_line(exc)}{where}")
     finally:
-        torch._dynamo.reset()
+        hooks.reset()
+    failed = tracker.hook_failures + tracker.observer.hook_failures
+    if failed:
+        report.unverifiable = f"zlint's hook into torch {torch.__version__} failed: {failed[0]}"
+        return report
     report.evidence.extend(tracker.evidence.values())
     run = ModeRun("default", graphs=sum(c.graphs for c in tracker.objects), sizes_run=list(sizes))
     run.baseline = _marked_baseline(tracker.objects, backend)
@@ -464,22 +477,22 @@ def _marked_baseline(objects: list[_Compiled], backend: str) -> int:
             for i, t in enumerate(shapes[0])
         ]
         counter = [0]
-        inner = probe._backend(backend)
+        inner = probe.backend(backend)
 
         def capture(gm, example_inputs, counter=counter, inner=inner):
             counter[0] += 1
             return inner(gm, example_inputs)
 
-        torch._dynamo.reset()
-        trivial = torch.compile(probe._trivial, backend=capture)
+        hooks.reset()
+        trivial = torch.compile(probe.trivial, backend=capture)
         for call_shapes in shapes:
             tensors = [torch.zeros(s) for s in call_shapes]
             for t, dims in zip(tensors, varying):
                 for d in dims:
                     if d < t.dim():
-                        torch._dynamo.maybe_mark_dynamic(t, d)
+                        hooks.maybe_mark_dynamic(t, d)
             with contextlib.suppress(Exception):
                 trivial(*tensors)
         total += counter[0]
-    torch._dynamo.reset()
+    hooks.reset()
     return total

@@ -5,6 +5,7 @@ A worker sends a :class:`FunctionReport` back as a dict; the CLI and the Python 
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 #: The modes, weakest first: the first one in which an effect shows is the one reported.
@@ -13,6 +14,8 @@ MODES = ("default", "backed_size_oblivious", "mark_unbacked")
 CONFIRMED = "CONFIRMED"
 NOT_OBSERVED = "NOT OBSERVED"
 UNVERIFIABLE = "UNVERIFIABLE"
+#: a guard was installed at the line but added no graph, break or error: no cost observed
+GUARDED = "GUARDED"
 
 #: evidence kinds
 GUARD = "guard"  # a shape guard installed at a line (``Ne(s0, 1)``)
@@ -57,9 +60,16 @@ class ModeRun:
     baseline: int = 0  # graphs a trivial function costs over the same sweep and mode
     sizes_run: list[int] = field(default_factory=list)
     skipped: str = ""  # why the mode was not run
+    #: sizes at which even the trivial function failed to compile: its count is no baseline then
+    baseline_failed: list[int] = field(default_factory=list)
+    graph_sizes: list[int] = field(default_factory=list)  # the swept size at which each graph compiled
+    names: dict[str, str] = field(default_factory=dict)  # size symbol -> user-level name
 
     @property
     def extra_graphs(self) -> int:
+        """Graphs beyond the baseline; 0 when the baseline itself did not compile at every size."""
+        if self.baseline_failed:
+            return 0
         return max(0, self.graphs - self.baseline)
 
 
@@ -139,3 +149,34 @@ class FunctionReport:
         data["evidence"] = [Evidence(**e) for e in data.get("evidence", [])]
         data["eager_errors"] = {int(k): v for k, v in data.get("eager_errors", {}).items()}
         return cls(**data)
+
+
+_RELATION = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="}
+_CALL = re.compile(r"^(Eq|Ne|Lt|Le|Gt|Ge)\((.*)\)$")
+_SYMBOL = re.compile(r"\b[su]\d+\b")
+
+
+def _split_args(inner: str) -> list[str]:
+    depth, parts, start = 0, [], 0
+    for i, ch in enumerate(inner):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            parts.append(inner[start:i].strip())
+            start = i + 1
+    parts.append(inner[start:].strip())
+    return parts
+
+
+def plain_guard(expr: str, names: dict[str, str]) -> str:
+    """A sympy guard with its plain reading: ``Eq(s77, 1)`` -> ``Eq(s77, 1), i.e. x.size(0) == 1``.
+    Symbols without a known name stay as they are; the sympy text is kept for TORCH_LOGS users."""
+    named = _SYMBOL.sub(lambda m: names.get(m.group(0), m.group(0)), expr)
+    if named == expr:
+        return expr  # nothing named: a rewrite of the sympy alone would not read plainer
+    found = _CALL.match(named)
+    if found:
+        args = _split_args(found.group(2))
+        if len(args) == 2:
+            named = f"{args[0]} {_RELATION[found.group(1)]} {args[1]}"
+    return expr if named == expr else f"{expr}, i.e. {named}"

@@ -1,6 +1,7 @@
 """The torch side of ``--verify``: compile one callable over a size sweep in each mode and record
 what dynamo did, attributed to lines of the verified file. Imported only in a worker or by
-:func:`zlint.verify.check`; this module and :mod:`zlint.verify.inputs` are where torch is imported.
+:func:`zlint.verify.check`. Every private torch name and every dynamo text it reads goes through
+:mod:`zlint.verify.torch_hooks`; a failure there makes the report UNVERIFIABLE, never evidence.
 """
 
 from __future__ import annotations
@@ -16,22 +17,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-import torch._dynamo
-from torch._guards import detect_fake_mode
 
-from zlint.verify import recompiles
+from zlint.verify import torch_hooks as hooks
 from zlint.verify.evidence import (
     COMPILE_ERROR, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, MISMATCH, MODES, RECOMPILE, SPECIALIZATION,
-    Evidence, FunctionReport, ModeRun,
+    Evidence, FunctionReport, ModeRun, plain_guard,
 )
 
-_GRAPH_BREAK_LOG = "torch._dynamo.symbolic_convert.__graph_breaks"
 _SPECIALIZED = re.compile(r"^Eq\((?:s\w+|u\w+), -?\d+\)$|^Eq\(-?\d+, (?:s\w+|u\w+)\)$")
 _SPECIALIZED_PARTS = re.compile(r"^Eq\((-?\w+), (-?\w+)\)$")
 _CONSTANT = re.compile(r"-?\d+")
-_USER_LOC = re.compile(r"(\S+):(\d+) in (\S+)")
-_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
-_BREAK_AT = re.compile(r"in user code at (.+):(\d+)\n")
 
 
 @dataclass
@@ -47,7 +42,7 @@ class Subject:
 
 
 @dataclass
-class _Observer:
+class Observer:
     """Collects evidence for one mode run through a capturing backend, dynamo's graph-break log
     and its recompile reasons."""
 
@@ -59,6 +54,17 @@ class _Observer:
     #: per compile id, the specialization guards (line, expr) that pinned a size in that graph
     pinned: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
     evidence: dict[tuple, Evidence] = field(default_factory=dict)
+    #: what went wrong inside zlint's own hooks: any entry makes the whole report UNVERIFIABLE
+    hook_failures: list[str] = field(default_factory=list)
+    graph_sizes: list[int] = field(default_factory=list)  # the swept size at which each graph compiled
+    names: dict[str, str] = field(default_factory=dict)  # size symbol -> user-level name
+    torch_op_guards: set[str] = field(default_factory=set)  # guards asked for by torch's own ops
+    arg_names: list[str] = field(default_factory=list)
+
+    def failed(self, where: str, exc: BaseException) -> None:
+        """Record a failure of zlint's own hook (never evidence about the user's code)."""
+        text = str(exc).strip().splitlines()
+        self.hook_failures.append(f"{where}: {type(exc).__name__}: {text[0][:160] if text else ''}".rstrip(": "))
 
     def add(self, kind: str, line: int | None, detail: str, inside_torch: bool = False) -> None:
         key = (kind, line, detail)
@@ -69,7 +75,7 @@ class _Observer:
             found.sizes.append(self.size)
 
     # -- attribution ------------------------------------------------------------------------
-    def _ours(self, shown: str) -> bool:
+    def ours(self, shown: str) -> bool:
         """True when a (possibly shortened) path dynamo printed names the verified file."""
         shown = shown.strip()
         target = os.path.realpath(self.subject.path)
@@ -78,103 +84,133 @@ class _Observer:
         tail = shown.split("/", 1)[-1] if "/" in shown else shown
         return target.endswith(tail) and os.path.basename(shown) == os.path.basename(target)
 
-    def _in_span(self, line: int) -> bool:
+    def in_span(self, line: int) -> bool:
         return self.subject.first_line <= line <= self.subject.last_line
 
     def line_from_loc(self, loc: str) -> int | None:
-        for path, line, _ in reversed(_USER_LOC.findall(loc or "")):
-            if self._ours(path) and self._in_span(int(line)):
+        for path, line, _ in reversed(hooks.USER_LOC.findall(loc or "")):
+            if self.ours(path) and self.in_span(int(line)):
                 return int(line)
         return None
 
     def line_from_text(self, text: str) -> int | None:
         """The innermost frame of the verified function named in an error or log text."""
         best = None
-        for path, line in _FRAME.findall(text):
-            if self._ours(path) and self._in_span(int(line)):
+        for path, line in hooks.FRAME.findall(text):
+            if self.ours(path) and self.in_span(int(line)):
                 best = int(line)
         return best if best is not None else self.line_from_loc(text)
 
     # -- hooks ------------------------------------------------------------------------------
-    def backend(self, inner: Callable) -> Callable:
+    def backend(self, inner: Callable, name: str = "") -> Callable:
         def capture(gm, example_inputs):
-            self.graphs += 1
-            fake_mode = detect_fake_mode(example_inputs)
-            shape_env = getattr(fake_mode, "shape_env", None)
-            if shape_env is not None and all(env is not shape_env for env, _ in self.shape_envs):
-                self.shape_envs.append((shape_env, recompiles.current_compile_id()))
+            try:
+                self.graphs += 1
+                self.graph_sizes.append(self.size)
+                env = hooks.shape_env(example_inputs)
+                if env is not None and all(known is not env for known, _ in self.shape_envs):
+                    self.shape_envs.append((env, hooks.current_compile_id()))
+            except Exception as exc:  # zlint's bookkeeping, not the user's graph
+                self.failed("the capturing backend", exc)
             return inner(gm, example_inputs)
 
+        # dynamo names the backend in its messages: the user's backend, not zlint's wrapper
+        capture.__name__ = capture.__qualname__ = name or getattr(inner, "__name__", "backend")
         return capture
 
     def collect_guards(self) -> None:
         """Read the guards of every graph compiled so far (inner backends add some late)."""
-        for env, compile_id in self.shape_envs:
-            for guard in list(getattr(env, "guards", ())):
-                sloc = guard.sloc
-                loc = str(getattr(sloc, "maybe_user_loc", "") or sloc)
-                if "first use of this value" in loc:
-                    continue  # the framework's own 0/1 specialization, present in the baseline too
-                expr = str(guard.expr)
-                if expr in ("True",):
-                    continue
-                kind = SPECIALIZATION if _SPECIALIZED.match(expr) else GUARD
-                line = self.line_from_loc(loc)
-                self.add(kind, line, expr)
-                if kind == SPECIALIZATION and line is not None and compile_id is not None:
-                    self.pinned.setdefault(compile_id, []).append((line, expr))
+        try:
+            for env, compile_id in self.shape_envs:
+                self.names.update(hooks.symbol_names(env))
+                for guard in hooks.shape_guards(env):
+                    self._guard(guard, compile_id)
+        except Exception as exc:
+            self.failed("reading shape guards", exc)
         self.shape_envs.clear()
+
+    def _guard(self, guard: hooks.ShapeGuard, compile_id: str | None) -> None:
+        if hooks.FRAMEWORK_SPECIALIZATION in guard.user_loc or guard.expr == "True":
+            return  # the framework's own 0/1 specialization, present in the baseline too
+        kind = SPECIALIZATION if _SPECIALIZED.match(guard.expr) else GUARD
+        line = self.line_from_loc(guard.user_loc)
+        in_op = hooks.guard_from_torch_op(guard.framework_loc) and _set_aside(guard.expr, self.mode)
+        if in_op:
+            self.torch_op_guards.add(guard.expr)
+        self.add(kind, line, plain_guard(guard.expr, self.names), in_op)
+        if kind == SPECIALIZATION and line is not None and compile_id is not None and not in_op:
+            self.pinned.setdefault(compile_id, []).append((line, guard.expr))
 
     def on_log(self, record: logging.LogRecord) -> None:
         try:
-            message = record.getMessage()
-        except Exception:
-            return
-        if record.name == _GRAPH_BREAK_LOG:
-            self._graph_break(message)
+            if record.name == hooks.GRAPH_BREAK_LOG:
+                self._graph_break(record.getMessage())
+        except Exception as exc:
+            self.failed("reading dynamo's graph-break log", exc)
 
     def _graph_break(self, message: str) -> None:
         line = None
-        at = _BREAK_AT.search(message)
-        if at and self._ours(at.group(1)) and self._in_span(int(at.group(2))):
-            line = int(at.group(2))
+        site = hooks.graph_break_site(message)
+        if site and self.ours(site[0]) and self.in_span(site[1]):
+            line = site[1]
         if line is None:
             line = self.line_from_text(message)
-        reason = message.split("Graph Break Reason:", 1)[-1].split("Explanation:", 1)[0]
-        lines = [s.strip() for s in reason.splitlines() if s.strip() and not s.strip().startswith("Encountered graph break")]
-        self.add(GRAPH_BREAK, line, (lines[0] if lines else "graph break")[:160], inside_torch(message))
+        reason = hooks.plain_stack_names(hooks.graph_break_reason(message), self.arg_names)
+        self.add(GRAPH_BREAK, line, reason[:400], hooks.inside_torch(message))
 
     def on_reasons(self, reasons: list[str], resumed: bool = False) -> None:
         """Dynamo is about to compile again at ``self.size``: each reason is why one cache entry
         failed. Record the failures a line of the verified function caused."""
+        try:
+            self._reasons(reasons, resumed)
+        except Exception as exc:
+            self.failed("reading recompile reasons", exc)
+
+    def _reasons(self, reasons: list[str], resumed: bool) -> None:
         if self.mode == "default" and self.size in (0, 1):
             return  # by default sizes 0 and 1 get graphs of their own: what any function costs
-        for compile_id, text in map(recompiles.split, reasons):
+        for compile_id, text in map(hooks.split_reason, reasons):
             failure = text.split("\n", 1)[0]
-            if "first use of this value" in failure:
-                continue  # the framework's own 0/1 guard, present in the baseline too
-            mismatch = recompiles.SIZE_MISMATCH.search(failure)
+            user_part = hooks.without_framework_specialization(failure)
+            if not user_part:
+                continue  # only the framework's own 0/1 guard, present in the baseline too
+            mismatch = hooks.SIZE_MISMATCH.search(failure)
             if mismatch:
                 self._pinned_recompile(compile_id, mismatch)
                 continue
             if resumed and "size()" not in failure:
                 continue  # a size the graph break made a Python int: the break is the evidence
-            line = self.line_from_loc(failure) or self.line_from_loc(text)
+            line = self.line_from_loc(user_part)
             if line is not None:
-                self.add(RECOMPILE, line, failure.split("  #", 1)[0].strip()[:160])
+                detail = hooks.plain_stack_names(failure.split("  #", 1)[0].strip()[:160], self.arg_names)
+                self.add(RECOMPILE, line, f"guard {detail} failed",
+                         hooks.reason_from_torch_op(user_part) and (self.mode != "default" or self.size in (0, 1)))
 
     def _pinned_recompile(self, compile_id: str, mismatch: re.Match) -> None:
         """A size check failed on an entry compiled with that size static. Dynamo's first graph is
         static anyway (baseline); it is this function's doing when a guard at one of its lines
         pinned the size in that entry's graph (``Eq(s0, 3)``)."""
         tensor, index, expected = mismatch.group(1), mismatch.group(2), int(mismatch.group(3))
+        tensor = hooks.plain_stack_names(tensor, self.arg_names)
         for line, expr in self.pinned.get(compile_id, ()):
             symbol, value = _pin(expr)
             if value == expected:
                 self.add(
                     RECOMPILE, line,
-                    f"tensor '{tensor}' size mismatch at index {index}: pinned here by Eq({symbol}, n)",
+                    f"{tensor}.size({index}) is pinned to one value here: each new size compiles again",
                 )
+
+
+_ZERO_ONE_OR_SYMBOLS = re.compile(r"^(?:Eq|Ne)\((?:[su]\d+|[01]), (?:[su]\d+|[01])\)$")
+
+
+def _set_aside(expr: str, mode: str) -> bool:
+    """Whether an op's guard is the op's own business: a 0/1 pin (``Eq(s0, 1)``) in a
+    single-graph mode, or an equality between two sizes the op needs (bmm's batch dims). A pin
+    to another value (``unbind``: ``Eq(s0, 3)``) costs a graph per size and stays evidence."""
+    if not _ZERO_ONE_OR_SYMBOLS.match(expr):
+        return False
+    return mode != "default" or not re.search(r"\b[01]\)", expr)
 
 
 def _pin(expr: str) -> tuple[str, int | None]:
@@ -195,19 +231,19 @@ class LogTap(logging.Handler):
         self.observer = observer
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.observer.on_log(record)
+        self.observer.on_log(record)  # the observer records its own failures
 
 
-class _Mute(logging.Filter):
+class Mute(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         return False
 
 
 @contextlib.contextmanager
-def _tapped(observer: _Observer) -> Iterator[None]:
+def _tapped(observer: Observer) -> Iterator[None]:
     """Route dynamo's graph-break log and recompile reasons to ``observer`` (and nowhere else)."""
     tap = LogTap(observer)
-    mute = _Mute()
+    mute = Mute()
     torch_handlers = [
         handler
         for name, log in list(logging.root.manager.loggerDict.items())
@@ -217,7 +253,7 @@ def _tapped(observer: _Observer) -> Iterator[None]:
     ]
     for handler in torch_handlers:  # dynamo's own error logs would repeat what we report
         handler.addFilter(mute)
-    log = logging.getLogger(_GRAPH_BREAK_LOG)
+    log = logging.getLogger(hooks.GRAPH_BREAK_LOG)
     saved = [(log, log.level, log.propagate)]
     log.setLevel(logging.DEBUG)
     log.propagate = False
@@ -225,7 +261,7 @@ def _tapped(observer: _Observer) -> Iterator[None]:
     try:
         # recompile reasons come from dynamo itself: its recompiles log is written only when the
         # user enables it (TORCH_LOGS=recompiles); without the hook, graph counts still show
-        with recompiles.listening(observer.on_reasons):
+        with hooks.recompile_reasons(observer.on_reasons):
             yield
     finally:
         for handler in torch_handlers:
@@ -236,32 +272,29 @@ def _tapped(observer: _Observer) -> Iterator[None]:
             log.propagate = propagate
 
 
-def _backend(name: str) -> Callable:
-    if name == "eager":
-        return lambda gm, example_inputs: gm.forward
-    from torch._dynamo.backends.registry import lookup_backend
-
-    return lookup_backend(name)
+def backend(name: str) -> Callable:
+    """The compiler behind a backend name."""
+    return hooks.backend(name)
 
 
 # -- inputs -----------------------------------------------------------------------------------
 
 
-def _tensors(value: Any) -> Iterator[torch.Tensor]:
+def tensors(value: Any) -> Iterator[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         yield value
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _tensors(item)
+            yield from tensors(item)
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _tensors(item)
+            yield from tensors(item)
 
 
 def _swept_dims(make_inputs: Callable[[int], tuple[tuple, dict]]) -> list[list[int]]:
     """Per input tensor (in flattening order), the dims whose size follows ``n``."""
-    a = [t.shape for t in _tensors(make_inputs(2))]
-    b = [t.shape for t in _tensors(make_inputs(3))]
+    a = [t.shape for t in tensors(make_inputs(2))]
+    b = [t.shape for t in tensors(make_inputs(3))]
     dims = []
     for sa, sb in zip(a, b):
         dims.append([d for d in range(min(len(sa), len(sb))) if sa[d] != sb[d]] if len(sa) == len(sb) else [])
@@ -269,20 +302,18 @@ def _swept_dims(make_inputs: Callable[[int], tuple[tuple, dict]]) -> list[list[i
 
 
 def _mark(args: tuple, kwargs: dict, dims: list[list[int]], mode: str) -> None:
-    for tensor, tensor_dims in zip(_tensors((args, kwargs)), dims):
+    for tensor, tensor_dims in zip(tensors((args, kwargs)), dims):
         for d in tensor_dims:
             if mode == "mark_unbacked":
-                torch._dynamo.decorators.mark_unbacked(tensor, d)
+                hooks.mark_unbacked(tensor, d)
             elif mode == "backed_size_oblivious":
-                torch._dynamo.maybe_mark_dynamic(tensor, d)
+                hooks.maybe_mark_dynamic(tensor, d)
 
 
 @contextlib.contextmanager
 def _mode_config(mode: str) -> Iterator[None]:
     if mode == "backed_size_oblivious":
-        import torch.fx.experimental._config as fx_config
-
-        with fx_config.patch(backed_size_oblivious=True):
+        with hooks.backed_size_oblivious():
             yield
     else:
         yield
@@ -332,43 +363,48 @@ def compare(eager: Any, compiled: Any) -> str:
 # -- the sweep --------------------------------------------------------------------------------
 
 
-_CAUSED_BY = re.compile(r"Caused by: .*\((\S+):\d+ in (\w+)\)")
+inside_torch = hooks.inside_torch
+_KINDS = {"constraint": CONSTRAINT, "data-dependent": DATA_DEPENDENT, "error": COMPILE_ERROR}
 
 
-def inside_torch(text: str) -> bool:
-    """True when a data-dependent guard or failure came from inside a torch op, not from the
-    user's own branch."""
-    if "when making fake tensor call" in text:
-        return True
-    caused = _CAUSED_BY.search(text)
-    # a user ``if`` on a size is evaluated by dynamo itself (symbolic_convert, variables/tensor.py);
-    # an op runs through dynamo's run_node, and anything outside _dynamo/ is torch's own code
-    if not caused:
-        return False
-    path, function = caused.groups()
-    return function == "run_node" or not path.startswith("_dynamo/")
+def classify(exc: BaseException) -> str:
+    """The evidence kind of an exception a compiled call raised."""
+    return _KINDS[hooks.classify_error(exc)]
 
 
-def _classify(exc: BaseException) -> str:
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    text = str(exc)
-    if "ConstraintViolationError" in names or "Constraints violated" in text:
-        return CONSTRAINT
-    if "GuardOnDataDependentSymNode" in names or "data-dependent" in text or "DataDependent" in text:
-        return DATA_DEPENDENT
-    return COMPILE_ERROR
+def hook_error(exc: BaseException) -> hooks.HookError | None:
+    """The :class:`~zlint.verify.torch_hooks.HookError` behind ``exc`` (its cause chain), if any."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, hooks.HookError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """``TypeName: first line of the message``."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:160] if text else ''}"
 
 
-_BASELINES: dict[tuple, int] = {}
+_BASELINES: dict[tuple, tuple[int, list[int]]] = {}
 
 
-def _trivial(*args, **kwargs):
-    return [t + 1 for t in _tensors((args, kwargs))]
+def _shape_pattern(shapes: list[tuple[int, ...]], dims: list[list[int]]) -> tuple:
+    """What a trivial function's graph count depends on: each input's rank and swept sizes, and
+    whether a fixed dim is 0, 1 or larger (fixed dims of 4 and 16 cost the same graphs), so one
+    baseline serves every function with the same pattern."""
+    out = []
+    for i, shape in enumerate(shapes):
+        swept = set(dims[i]) if i < len(dims) else set()
+        out.append(tuple(size if d in swept else min(size, 2) for d, size in enumerate(shape)))
+    return tuple(out)
+
+
+def trivial(*args, **kwargs):
+    return [t + 1 for t in tensors((args, kwargs))]
 
 
 class Prober:
@@ -386,22 +422,32 @@ class Prober:
             args, kwargs = _to_device((args, kwargs), self.device)
         return args, kwargs
 
-    def baseline(self, subject: Subject, sizes: list[int], dims: list[list[int]], mode: str) -> int:
+    def baseline(self, subject: Subject, sizes: list[int], dims: list[list[int]], mode: str) -> tuple[int, list[int]]:
+        """Graphs a trivial function costs over ``sizes`` in ``mode``, and the sizes at which even
+        it failed to compile (then the graph count is no baseline to compare with)."""
         shapes = []
         for n in sizes:
             args, kwargs = self._inputs(subject, n)
-            shapes.append(tuple(tuple(t.shape) for t in _tensors((args, kwargs))))
+            shapes.append(_shape_pattern([tuple(t.shape) for t in tensors((args, kwargs))], dims))
         key = (mode, self.backend, self.device, tuple(shapes), tuple(map(tuple, dims)))
         if key not in self._baselines:
-            observer = _Observer(subject, mode)
-            torch._dynamo.reset()
-            compiled = torch.compile(_trivial, backend=observer.backend(_backend(self.backend)))
+            observer = Observer(subject, mode)
+            hooks.reset()
+            compiled = torch.compile(trivial, backend=observer.backend(backend(self.backend), self.backend))
+            failed = []
             for n in sizes:
                 args, kwargs = self._inputs(subject, n)
                 _mark(args, kwargs, dims, mode)
-                with contextlib.suppress(Exception), _mode_config(mode), torch.no_grad():
-                    compiled(*args, **kwargs)
-            self._baselines[key] = observer.graphs
+                try:
+                    with _mode_config(mode), torch.no_grad():
+                        compiled(*args, **kwargs)
+                except Exception as exc:
+                    if hook_error(exc):
+                        raise
+                    failed.append(n)
+            if observer.hook_failures:
+                raise hooks.HookError(observer.hook_failures[0])
+            self._baselines[key] = (observer.graphs, failed)
         return self._baselines[key]
 
     def run(
@@ -412,12 +458,27 @@ class Prober:
         focus_lines: list[int] | None = None,
         report: FunctionReport | None = None,
     ) -> FunctionReport:
-        """Sweep ``sizes`` in each mode; with ``focus_lines``, stop once all of them show effects."""
+        """Sweep ``sizes`` in each mode; with ``focus_lines``, stop once all of them show effects.
+        A failure of zlint's own hooks makes the whole report UNVERIFIABLE (never evidence)."""
         started = time.perf_counter()
         report = report or FunctionReport(subject.name)
         report.path, report.first_line, report.last_line = subject.path, subject.first_line, subject.last_line
         report.sizes, report.backend, report.device = list(sizes), self.backend, self.device
+        try:
+            self._sweep(subject, sizes, modes, focus_lines, report)
+        except hooks.HookError as exc:
+            report.evidence, report.runs = [], []
+            report.unverifiable = f"zlint's hook into torch {torch.__version__} failed: {exc}"
+        finally:
+            with contextlib.suppress(Exception):
+                hooks.reset()
+        report.seconds = time.perf_counter() - started
+        return report
 
+    def _sweep(
+        self, subject: Subject, sizes: list[int], modes: tuple[str, ...], focus_lines: list[int] | None,
+        report: FunctionReport,
+    ) -> None:
         # eager first, once per size: sizes where the function itself fails are not compiled
         eager: dict[int, Any] = {}
         for n in sizes:
@@ -426,13 +487,12 @@ class Prober:
                 with torch.no_grad():
                     eager[n] = subject.call(*args, **kwargs)
             except Exception as exc:  # user code: any failure is a fact about that size
-                report.eager_errors[n] = _first_line(exc)
+                report.eager_errors[n] = first_line(exc)
         good = [n for n in sizes if n in eager]
         if not good:
             first = next(iter(report.eager_errors.values()), "no sizes")
             report.unverifiable = f"fails eagerly at every size ({first})"
-            report.seconds = time.perf_counter() - started
-            return report
+            return
         try:
             dims = _swept_dims(lambda n: self._inputs(subject, n))
         except Exception:
@@ -442,10 +502,11 @@ class Prober:
             if focus_lines and all(report.at(line) for line in focus_lines):
                 report.runs.append(ModeRun(mode, skipped="every flagged line already confirmed in a weaker mode"))
                 continue
-            run = ModeRun(mode, baseline=self.baseline(subject, good, dims, mode))
-            observer = _Observer(subject, mode)
-            torch._dynamo.reset()
-            compiled = torch.compile(subject.call, backend=observer.backend(_backend(self.backend)))
+            baseline, baseline_failed = self.baseline(subject, good, dims, mode)
+            run = ModeRun(mode, baseline=baseline, baseline_failed=baseline_failed)
+            observer = Observer(subject, mode)
+            hooks.reset()
+            compiled = torch.compile(subject.call, backend=observer.backend(backend(self.backend), self.backend))
             with _tapped(observer):
                 for n in good:
                     observer.size = n
@@ -455,9 +516,12 @@ class Prober:
                         with _mode_config(mode), torch.no_grad():
                             out = compiled(*args, **kwargs)
                     except Exception as exc:  # compile-time failure in user code or in dynamo
+                        found = hook_error(exc)
+                        if found is not None:
+                            raise found
                         text = "".join(traceback.format_exception(exc))
                         observer.add(
-                            _classify(exc), observer.line_from_text(text), _first_line(exc), inside_torch(text)
+                            classify(exc), observer.line_from_text(text), first_line(exc), inside_torch(text)
                         )
                         observer.collect_guards()
                         continue
@@ -466,15 +530,18 @@ class Prober:
                     diff = compare(eager[n], out)
                     if diff:
                         observer.add(MISMATCH, None, diff)
-            run.graphs = observer.graphs
-            if run.extra_graphs and not any(e.line is not None for e in observer.evidence.values()):
+            if observer.hook_failures:
+                raise hooks.HookError("; ".join(dict.fromkeys(observer.hook_failures)))
+            run.graphs, run.graph_sizes = observer.graphs, list(observer.graph_sizes)
+            run.names = dict(observer.names)
+            # extra graphs nothing explains: the function's own cost (one a torch op explains is
+            # the op's, set aside with it)
+            if run.extra_graphs and not any(e.line is not None or e.inside_torch for e in observer.evidence.values()):
                 observer.size = good[-1]
-                observer.add(RECOMPILE, None, f"{run.graphs} graphs over the sweep, a trivial function needs {run.baseline}")
+                observer.add(RECOMPILE, None, f"{run.graphs} graphs over the sweep (compiled at sizes "
+                             f"{','.join(map(str, run.graph_sizes))}), a trivial function needs {run.baseline}")
             report.runs.append(run)
             report.evidence.extend(observer.evidence.values())
-        torch._dynamo.reset()
-        report.seconds = time.perf_counter() - started
-        return report
 
 
 def _significant(report: FunctionReport) -> list[Evidence]:
@@ -518,3 +585,38 @@ def default_device(requested: str) -> str:
 
 def default_backend(device: str) -> str:
     return "inductor" if device == "cuda" else "aot_eager"
+
+
+# -- start-up self-test -----------------------------------------------------------------------
+
+
+def _known(x):
+    y = x * 2
+    if x.size(0) > 4:  # a guard in the dynamic graph; size 8 fails it: a recompile at this line
+        y = y + 1
+    torch._dynamo.graph_break()  # a graph break at this line
+    return y
+
+
+def self_test() -> str:
+    """Empty when every torch touchpoint works on this torch, else what is missing: the private
+    names must exist, and a known function must show its guard, recompile and graph break at
+    the lines where they are."""
+    import inspect
+
+    gone = hooks.missing()
+    if gone:
+        return "missing " + ", ".join(gone)
+    lines, first = inspect.getsourcelines(_known)
+    guard_line, break_line = first + 2, first + 4
+    subject = Subject(_known, lambda n: ((torch.ones(n, 2),), {}), __file__, first, first + len(lines) - 1, "self-test")
+    report = Prober("eager", "cpu").run(subject, [2, 3, 8], ("default",))
+    if report.unverifiable:
+        return report.unverifiable
+    seen = {(e.kind, e.line) for e in report.evidence}
+    wanted = {
+        (GUARD, guard_line): "no shape guard read from the ShapeEnv",
+        (RECOMPILE, guard_line): "no recompile reason heard",
+        (GRAPH_BREAK, break_line): "no graph break read from dynamo's log",
+    }
+    return "; ".join(why for key, why in wanted.items() if key not in seen)

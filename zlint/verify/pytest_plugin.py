@@ -23,6 +23,6 @@ def zlint_check():
     from zlint.verify import check
 
     yield check
-    import torch._dynamo
+    from zlint.verify import torch_hooks
 
-    torch._dynamo.reset()
+    torch_hooks.reset()

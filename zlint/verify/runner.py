@@ -17,7 +17,7 @@ from pathlib import Path
 from zlint import noqa
 from zlint.diagnostics import Diagnostic
 from zlint.verify.evidence import (
-    COMPILE_ERROR, CONFIRMED, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, MISMATCH, MODES, NOT_OBSERVED,
+    COMPILE_ERROR, CONFIRMED, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, GUARDED, MISMATCH, MODES, NOT_OBSERVED,
     RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport,
 )
 from zlint.verify.examples import CONVENTIONAL_FILE
@@ -48,6 +48,8 @@ class VerifyOptions:
     jobs: int = 1
     modes: tuple[str, ...] = MODES
     memory: int = 4096  # MiB of address space per worker (0: no limit)
+    verbose: bool = False  # print what was set aside (pins inside torch ops, mode caveats) on stderr
+    configured_examples: tuple[str, ...] = ()  # [tool.zlint.verify] examples, absolute paths
 
 
 class VerifyError(Exception):
@@ -98,7 +100,11 @@ def is_mode_caveat(e: Evidence) -> bool:
     branches on sizes: a compile failure at size 0/1 under backed_size_oblivious (torch 2.13 fails
     on ``split``, 3-D views and SDPA there) and data-dependent guards raised inside torch ops under
     mark_unbacked/backed_size_oblivious. Reported as caveats; wrong results never are."""
-    if e.mode == "default" or e.kind == MISMATCH:
+    if e.kind == MISMATCH:
+        return False
+    if e.inside_torch and e.kind in (GUARD, SPECIALIZATION, RECOMPILE):
+        return True  # a 0/1 pin inside matmul/bmm/group_norm/t(): the op's, not the user's line
+    if e.mode == "default":
         return False
     if e.mode == UNSOUND_MODE and e.kind == COMPILE_ERROR and set(e.sizes) <= {0, 1}:
         return True
@@ -111,6 +117,10 @@ def caveats(report: FunctionReport) -> list[str]:
     for e in report.evidence:
         if is_mode_caveat(e):
             line = f" at line {e.line}" if e.line else ""
+            if e.kind in (GUARD, SPECIALIZATION, RECOMPILE):
+                out.append(f"under {e.mode}, a torch op{line} guards on a size itself at size "
+                           f"{','.join(map(str, e.sizes))} ({e.kind}: {e.detail}); not a cost of the code")
+                continue
             out.append(
                 f"under {e.mode}, torch's own ops{line} do not compile to one graph at size "
                 f"{','.join(map(str, e.sizes))} ({e.kind}: {e.detail})"
@@ -167,43 +177,116 @@ def _graphs(report: FunctionReport) -> dict:
     return {r.mode: {"graphs": r.graphs, "baseline": r.baseline} for r in report.runs if not r.skipped}
 
 
+#: what each kind of evidence costs the user, in words
+_COSTS = {
+    MISMATCH: "wrong result", DATA_DEPENDENT: "compile error", CONSTRAINT: "compile error",
+    COMPILE_ERROR: "compile error", GRAPH_BREAK: "graph break", RECOMPILE: "recompile",
+    SPECIALIZATION: "size pinned (a graph per value)", GUARD: "extra graphs",
+}
+
+
+def _costly(e: Evidence, report: FunctionReport) -> bool:
+    """Evidence that costs something: anything but a plain guard, and a plain guard only in a
+    mode that compiled more graphs than a trivial function (whose baseline compiled everywhere)."""
+    if e.kind != GUARD:
+        return True
+    return any(r.mode == e.mode and not r.skipped and r.extra_graphs for r in report.runs)
+
+
+def cost_of(found: list[Evidence], report: FunctionReport) -> str:
+    """``recompile, graph break; default: 6 graphs where a trivial function needs 4 (graphs at
+    sizes 2,3,5,1,0,8)``."""
+    kinds = ", ".join(dict.fromkeys(_COSTS[e.kind] for e in found if e.kind in _COSTS))
+    first = next((m for m in MODES if any(e.mode == m for e in found)), None)
+    extra = []
+    for run in report.runs:
+        if not run.skipped and run.extra_graphs and run.mode == first:
+            extra.append(f"{run.mode}: {run.graphs} graphs where a trivial function needs {run.baseline} "
+                         f"(graphs compiled at sizes {','.join(map(str, run.graph_sizes))})")
+    return "; ".join([kinds, *extra])
+
+
+def not_compiled_everywhere(report: FunctionReport, lines: list[int]) -> str:
+    """Why silence at ``lines`` proves nothing (empty: the lines ran compiled at every swept size
+    in every mode): eager failures, sizes that did not compile, an earlier graph break."""
+    if report.eager_errors:
+        sizes = ",".join(map(str, sorted(report.eager_errors)))
+        return f"eager failed at sizes {sizes} ({next(iter(report.eager_errors.values()))}): not compiled there"
+    first = min(lines)
+    for run in report.runs:
+        if run.skipped:
+            return f"{run.mode} mode not run ({run.skipped})"
+        missing = [n for n in report.sizes if n not in run.sizes_run and n not in report.eager_errors]
+        if missing:
+            return f"compiling failed in {run.mode} mode at sizes {','.join(map(str, missing))}"
+    for e in report.evidence:
+        if e.kind == GRAPH_BREAK and (e.line is None or e.line < first):
+            where = f"line {e.line}" if e.line else "a line outside the function"
+            return f"skipped by an earlier graph break at {where} ({e.mode} mode): the rest may have run eagerly"
+    return ""
+
+
 def status_for(report: FunctionReport, lines: list[int]) -> dict:
     """The ``verify`` field of a static finding whose effects may show at ``lines``."""
-    found = [e for e in report.evidence if e.line in set(lines) and not is_mode_caveat(e)]
-    status = UNVERIFIABLE if report.unverifiable else (CONFIRMED if found else NOT_OBSERVED)
-    info: dict = {"status": status, "function": report.target.rsplit("::", 1)[-1]}
+    info: dict = {"status": UNVERIFIABLE, "function": report.target.rsplit("::", 1)[-1]}
+    if report.unverifiable:
+        info["reason"] = report.unverifiable
+        return info
+    relevant = [e for e in report.evidence if e.line in set(lines) and not is_mode_caveat(e)]
+    costly = [e for e in relevant if _costly(e, report)]
     masking = sorted({
         e.line for e in report.evidence
         if e.kind == SPECIALIZATION and e.mode == "default" and e.line is not None and e.line < min(lines)
     })
-    if status == NOT_OBSERVED and masking:
+    if not costly and masking:
         # the size is a constant after that line: nothing later can guard on it, so silence here
         # says nothing about this line
-        status = info["status"] = UNVERIFIABLE
         info["reason"] = (
             f"masked: line {', '.join(map(str, masking))} already specializes the size, so nothing after it "
             "can guard on it; verify this line in a function of its own"
         )
         return info
-    if status == UNVERIFIABLE:
-        info["reason"] = report.unverifiable
+    unreached = "" if costly else not_compiled_everywhere(report, lines)
+    if unreached:
+        info["reason"] = unreached
         return info
+    shown = costly or relevant
     info.update(
-        mode=next((m for m in MODES if any(e.mode == m for e in found)), None),
-        evidence=_evidence_dicts(found),
+        status=CONFIRMED if costly else GUARDED if relevant else NOT_OBSERVED,
+        mode=next((m for m in MODES if any(e.mode == m for e in shown)), None),
+        evidence=_evidence_dicts(shown),
         graphs=_graphs(report),
         inputs=f"{report.inputs}: {report.input_detail}".strip(": "),
         backend=report.backend,
         device=report.device,
         sizes=report.sizes,
     )
+    if costly:
+        info["cost"] = cost_of(costly, report)
     if caveats(report):
         info["caveats"] = caveats(report)
-    if status == NOT_OBSERVED:
-        info["note"] = "compiled cleanly at every size in every mode: likely a false positive"
-        if report.eager_errors:
-            info["note"] += f" (eager failed at sizes {sorted(report.eager_errors)})"
+    if info["status"] == GUARDED:
+        info["note"] = "a guard is installed here, but it added no graph, break or error at any swept size"
+    elif info["status"] == NOT_OBSERVED:
+        info["note"] = "ran compiled at every swept size in every mode with no effect here: likely a false positive"
     return info
+
+
+def share_evidence(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Two findings on one line backed by the same observations: the second points at the first
+    instead of repeating them."""
+    out, first_at = [], {}
+    for d in sorted(diagnostics):
+        verify = d.verify or {}
+        if verify.get("status") in (CONFIRMED, GUARDED) and verify.get("evidence"):
+            key = (d.path, d.line, repr(verify["evidence"]))
+            if key in first_at:
+                shared = dict(verify, same_as=first_at[key])
+                d = replace(d, verify=shared)
+            else:
+                first_at[key] = f"{d.code} at column {d.column + 1}"
+        out.append(d)
+    return out
 
 
 def runtime_diagnostics(
@@ -223,6 +306,8 @@ def runtime_diagnostics(
             continue
         if is_mode_caveat(e):
             continue  # the mode's own unsoundness, not the code's: a caveat (see caveats())
+        if e.kind == RECOMPILE and e.line is None and not any(r.extra_graphs for r in report.runs if r.mode == e.mode):
+            continue  # no graph beyond a baseline that compiled at every size: no cost
         grouped[(code, e.line or def_line)].append(e)
     out = []
     function = report.target.rsplit("::", 1)[-1]
@@ -231,6 +316,7 @@ def runtime_diagnostics(
         first = sorted(found, key=lambda e: MODES.index(e.mode))[0]
         verify = {
             "status": CONFIRMED, "function": function, "mode": first.mode, "evidence": _evidence_dicts(found),
+            "cost": cost_of(found, report),
             "graphs": _graphs(report), "inputs": f"{report.inputs}: {report.input_detail}".strip(": "),
             "backend": report.backend, "device": report.device, "sizes": report.sizes,
         }
@@ -283,6 +369,11 @@ def verify(
             reply = first.request({"op": "examples", "examples": example_files, "qualname": "examples"}, options.timeout)
         except (WorkerDied, TimeoutError) as exc:
             raise VerifyError(f"cannot start a verify worker: {exc}") from None
+        if first.info.get("memory_too_small"):
+            raise VerifyError(first.info["memory_too_small"])
+        if first.info.get("unsupported"):
+            version = ".".join(str(first.info.get("torch", "?")).split("+")[0].split(".")[:2])
+            raise VerifyError(f"--verify does not support torch {version}: {first.info['unsupported']}")
         for mismatch in first.info.get("data_mismatches", []):
             print(f"zlint: verify: torch data mismatch: {mismatch}", file=sys.stderr)
         device = options.device
@@ -391,7 +482,7 @@ def verify(
             except (OSError, UnicodeDecodeError):
                 pass
         out.extend(found)
-    return sorted(out), [*reports.values(), *caller_reports.values()]
+    return share_evidence(sorted(out)), [*reports.values(), *caller_reports.values()]
 
 
 def _registers_examples(path: str) -> bool:
@@ -451,14 +542,14 @@ def fails(d: Diagnostic, strict: bool = False) -> bool:
     return status == CONFIRMED or (strict and status == UNVERIFIABLE)
 
 
-def run_from_cli(args, diagnostics: list[Diagnostic], linted: list) -> list[Diagnostic] | str:
+def run_from_cli(options: VerifyOptions, diagnostics: list[Diagnostic], linted: list) -> list[Diagnostic] | str:
     """The CLI's ``--verify`` step; returns the verified diagnostics or a one-line error."""
     from zlint import verify as verify_package
     from zlint.settings import ConfigError
 
     if not verify_package.torch_available():
         return "--verify needs torch; install the extra: pip install 'zlint[verify]'"
-    configured: list[str] = []
+    configured: list[str] = list(options.configured_examples)
     try:
         for config in {s.config_path for _, s in linted if s.config_path is not None}:
             configured += configured_examples(config)
@@ -467,18 +558,15 @@ def run_from_cli(args, diagnostics: list[Diagnostic], linted: list) -> list[Diag
     missing = [f for f in configured if not os.path.isfile(f)]
     if missing:
         return f"[tool.zlint.verify] examples: no such file: {missing[0]}"
-    options = VerifyOptions(
-        sizes=tuple(args.sizes), device=args.device, backend=args.backend, timeout=args.verify_timeout,
-        jobs=max(1, getattr(args, "jobs", 1) or 1), memory=getattr(args, "verify_memory", VerifyOptions.memory),
-    )
     pairs = [(path, settings.enabled_codes(path)) for path, settings in linted]
     try:
         verified, reports = verify(diagnostics, pairs, options, configured)
     except VerifyError as exc:
         return str(exc)
-    for report in reports:
-        where = f"{_display(report.path, [p for p, _ in linted])}:{report.first_line}"
-        name = report.target.rsplit("::", 1)[-1]
-        for caveat in caveats(report):
-            print(f"zlint: verify: {where}: {name}: {caveat}", file=sys.stderr)
+    if options.verbose:  # what was set aside as torch's own behaviour, not the code's
+        for report in reports:
+            where = f"{_display(report.path, [p for p, _ in linted])}:{report.first_line}"
+            name = report.target.rsplit("::", 1)[-1]
+            for caveat in caveats(report):
+                print(f"zlint: verify: {where}: {name}: {caveat}", file=sys.stderr)
     return verified

@@ -117,6 +117,36 @@ def _int_index(node: ast.expr) -> int | None:
     return None
 
 
+#: ops whose input has a fixed rank (the batch dim first): ``F.conv2d(x, w)``, ``self.pool(x)``
+_RANK_OF_OP = {
+    **{f"{op}1d": 3 for op in ("conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool",
+                               "adaptive_max_pool", "batch_norm", "instance_norm")},
+    **{f"{op}2d": 4 for op in ("conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool",
+                               "adaptive_max_pool", "batch_norm", "instance_norm", "pixel_shuffle")},
+    **{f"{op}3d": 5 for op in ("conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool",
+                               "adaptive_max_pool", "batch_norm", "instance_norm")},
+}
+#: ops (and submodule names) that take integer indices
+_INDEX_OPS = ("embedding", "embedding_bag", "one_hot")
+
+
+def _op_need(callee: str) -> tuple[int | None, str | None]:
+    """The rank and dtype an op (or a submodule named like one: ``self.conv1``, ``self.embed``)
+    needs of its first argument."""
+    last = callee.rsplit(".", 1)[-1].lower()
+    if last in _RANK_OF_OP:
+        return _RANK_OF_OP[last], None
+    if callee.startswith("self.") and callee.count(".") == 1:
+        if "embed" in last:
+            return None, "int"
+        for word, rank in (("conv", 4), ("pool", 4)):
+            if word in last:
+                return ({"1d": 3, "3d": 5}.get(next((k for k in ("1d", "3d") if k in last), ""), rank)), None
+    if last in _INDEX_OPS:
+        return None, "int"
+    return None, None
+
+
 class _Usage(ast.NodeVisitor):
     """Per parameter: the rank its uses need, and which (param, dim) each size name stands for."""
 
@@ -126,6 +156,7 @@ class _Usage(ast.NodeVisitor):
         self.exact_rank: dict[str, int] = {}
         self.used_as_tensor: set[str] = set()
         self.size_names: dict[str, set[tuple[str, int]]] = {}
+        self.dtype: dict[str, str] = {}  # parameters an op needs as integer indices
 
     def _need(self, param: str, index: int) -> None:
         need = index + 1 if index >= 0 else -index
@@ -222,6 +253,15 @@ class _Usage(ast.NodeVisitor):
         ref = self._size_of(node)
         if ref:
             self._need(*ref)
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Name) and first.id in self.params:
+            rank, dtype = _op_need(_dotted(node.func))
+            if rank is not None:
+                self.exact_rank[first.id] = rank
+                self.used_as_tensor.add(first.id)
+            if dtype is not None:
+                self.dtype[first.id] = dtype
+                self.used_as_tensor.add(first.id)
         self.generic_visit(node)
 
 
@@ -262,7 +302,8 @@ def plan_inputs(func: ast.FunctionDef | ast.AsyncFunctionDef, focus_lines: list[
             continue
         # an unannotated parameter without a default is taken as a tensor: eager will tell
         rank = usage.exact_rank.get(name, max(DEFAULT_RANK, usage.min_rank.get(name, 0)))
-        plan.params.append(Param(name, "tensor", [f"{name}.{i}" for i in range(rank)], "float", keyword_only))
+        dtype = usage.dtype.get(name, "float")
+        plan.params.append(Param(name, "tensor", [f"{name}.{i}" for i in range(rank)], dtype, keyword_only))
     if args.vararg is not None and not plan.params:
         plan.problem = f"{func.name} takes *{args.vararg.arg}: register an example"
         return plan

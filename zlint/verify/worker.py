@@ -43,24 +43,45 @@ def _unverifiable(job: dict, reason: str, started: float) -> dict:
 _OOM = ("can't allocate memory", "Cannot allocate memory", "MemoryError", "std::bad_alloc", "out of memory")
 
 
-def _limit_memory() -> int:
-    """Apply the pool's per-worker limit (MiB of address space) once torch is imported; 0: none."""
+#: address space a job needs beyond what the worker holds once torch is imported (MiB)
+_HEADROOM_MIB = 256
+
+
+def _address_space_mib() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) >> 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _limit_memory() -> tuple[int, str]:
+    """Apply the pool's per-worker limit (MiB of address space) once torch is imported.
+    Returns the limit (0: none) and, when it cannot even hold torch plus a job, why."""
     import resource
 
     try:
         mib = int(os.environ.get("ZLINT_VERIFY_MEMORY_MIB", "0"))
     except ValueError:
-        return 0
-    if mib > 0:
-        limit = mib << 20
-        try:
-            _, hard = resource.getrlimit(resource.RLIMIT_AS)
-            if hard != resource.RLIM_INFINITY:
-                limit = min(limit, hard)
-            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-        except (ValueError, OSError):
-            return 0
-    return mib
+        return 0, ""
+    if mib <= 0:
+        return 0, ""
+    used = _address_space_mib()
+    if used and mib < used + _HEADROOM_MIB:
+        return mib, (f"--verify-memory {mib} MiB is too small: torch alone takes {used} MiB of address space "
+                     f"here; use at least {used + _HEADROOM_MIB} (or 0 for no limit)")
+    limit = mib << 20
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        return 0, ""
+    return mib, ""
 
 
 def _out_of_memory(reply: dict, mib: int) -> dict:
@@ -157,7 +178,7 @@ def main() -> None:
     import torch  # the one expensive import, paid once per worker
     import torch._dynamo  # noqa: F401
 
-    from zlint.verify import probe  # noqa: F401
+    from zlint.verify import probe
 
     try:  # the static rules' shipped per-version torch facts, checked against this live torch
         from zlint.torch_versions import cross_check
@@ -165,10 +186,16 @@ def main() -> None:
         mismatches = cross_check(torch)
     except Exception as exc:  # a check of our data must never stop verification
         mismatches = [f"could not cross-check the shipped torch data: {_describe(exc)}"]
+    memory, too_small = _limit_memory()
+    unsupported = ""
+    try:  # every torch internal zlint relies on, on a function whose effects are known
+        unsupported = "" if too_small else probe.self_test()
+    except Exception as exc:
+        unsupported = f"the self-test raised {_describe(exc)}"
     _send(replies, {
         "ready": True, "torch": torch.__version__, "cuda": torch.cuda.is_available(), "data_mismatches": mismatches,
+        "unsupported": unsupported, "memory_too_small": too_small,
     })
-    memory = _limit_memory()
     probers: dict = {}
     loaded: set = set()
     for line in requests:
