@@ -93,9 +93,16 @@ def test_unknown_selector_is_a_usage_error(project):
 def test_statistics_and_exit_zero(project):
     proc = run_zlint("--statistics", "--exit-zero", "src", cwd=project)
     assert proc.returncode == 0
+    # count, code, name, then the findings per cost tier and per scope (the tiers are the rules')
+    tiers = {f["code"]: f["tier"] for f in json.loads(run_zlint("--format", "json", "src", cwd=project).stdout)}
     assert proc.stdout.splitlines() == [
-        "1\tZL101\tsize-compared-with-zero-or-one",
-        "1\tZL102\tsize-truthiness",
+        f"1\tZL101\tsize-compared-with-zero-or-one\t{tiers['ZL101']} 1\tunknown 1",
+        f"1\tZL102\tsize-truthiness\t{tiers['ZL102']} 1\tunknown 1",
+    ]
+    as_json = json.loads(run_zlint("--statistics", "--format", "json", "src", cwd=project).stdout)
+    assert [(row["code"], row["count"], row["severity"], row["scope"]) for row in as_json] == [
+        ("ZL101", 1, "warning", {"unknown": 1}),
+        ("ZL102", 1, "warning", {"unknown": 1}),
     ]
 
 

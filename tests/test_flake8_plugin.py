@@ -18,6 +18,8 @@ from inprocess import zlint
 from zlint.adapters.flake8 import setting_options
 
 FENCE = re.compile(r"```python\n(.*?)```", re.S)
+#: what enables a single-graph mode: a project-wide fact the per-file flake8 plugin cannot see
+SINGLE_GRAPH_MODE = re.compile(r"backed_size_oblivious|mark_unbacked|Dim\.DYNAMIC")
 FORMAT = "%(path)s:%(row)d:%(col)d:%(code)s"
 
 NOQA = """\
@@ -64,6 +66,10 @@ def corpus(tmp_path_factory) -> Path:
         shutil.copy(example, root / example.name)
     for doc in sorted((ROOT / "rules").glob("ZL*.md")):
         for i, block in enumerate(FENCE.findall(doc.read_text(encoding="utf-8"))):
+            if SINGLE_GRAPH_MODE.search(block):
+                # flake8 sees one file at a time; a zlint run sees the project, where a file that
+                # enables a single-graph mode changes what the other files' findings cost
+                continue
             (root / f"{doc.stem.split('-')[0].lower()}_{i}.py").write_text(block, encoding="utf-8")
     (root / "noqa_comments.py").write_text(NOQA, encoding="utf-8")
     (root / "columns.py").write_text(COLUMNS, encoding="utf-8")

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import POOL_HAZARD as HAZARD  # noqa: E402
 from conftest import run_zlint
 from inprocess import zlint
 from zlint.diagnostics import Diagnostic
 from zlint.report.github import annotation
 from zlint.report.writers import FORMATS
-
-from conftest import POOL_HAZARD as HAZARD  # noqa: E402
 
 
 @pytest.fixture
@@ -89,7 +88,11 @@ def test_concise_is_the_text_format_and_grouped_groups_by_file(project):
     assert zlint("--format", "concise", ".", cwd=project).stdout == text
     grouped = zlint("--format", "grouped", ".", cwd=project).stdout
     findings = _findings(project, ".")
-    lines = [f"  {f['location']['row']}:{f['location']['column']} {f['code']} {f['message']}" for f in findings]
+    lines = [
+        f"  {f['location']['row']}:{f['location']['column']} {f['code']} {f['message']}"
+        f"  [{f['tier']} tier; {f['scope']}: {f['scope_reason']}]"
+        for f in findings
+    ]
     assert grouped.split("\n") == ["a.py:", *lines[:2], "", "b.py:", *lines[2:], ""]
 
 
@@ -119,3 +122,14 @@ def test_exit_codes(tmp_path, files, args, code):
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     assert run_zlint(*args, ".", cwd=tmp_path).returncode == code
+
+
+def test_github_annotation_level_follows_the_rule_severity():
+    from zlint.diagnostics import Diagnostic
+    from zlint.report.github import annotation
+
+    def level(code: str) -> str:
+        return annotation(Diagnostic("m.py", 3, 4, code, "name", "msg", 3, 9)).split(" ", 1)[0]
+
+    # a wrong result is an error, an advisory (severity "info") a notice, the rest warnings
+    assert (level("ZL104"), level("ZL417"), level("ZL101")) == ("::error", "::notice", "::warning")

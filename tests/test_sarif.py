@@ -131,14 +131,26 @@ def test_compiled_scope_and_verify_evidence_are_result_properties(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     evidence = {"status": "CONFIRMED", "mode": "default", "evidence": {"kind": "recompile", "sizes": [1]}}
     diags = [
-        Diagnostic("m.py", 3, 4, "ZL101", "size-compared-with-zero-or-one", "msg", 3, 9, "f", compiled=True, verify=evidence),
+        Diagnostic(
+            "m.py", 3, 4, "ZL101", "size-compared-with-zero-or-one", "msg", 3, 9, "f", compiled=True,
+            verify=evidence, tier="single-graph", scope="compiled", scope_reason="forward of Net",
+        ),
         Diagnostic("m.py", 5, 0, "ZL899", "runtime-only", "seen only at run time", 5, 1),
+        Diagnostic("m.py", 7, 0, "ZL104", "size-zero-branch-with-size-oblivious", "msg", 7, 1, scope="never"),
     ]
     log = json.loads(sarif(diags))
     assert _errors(log) == []
-    first, second = log["runs"][0]["results"]
-    assert first["properties"] == {"compiledScope": True, "verify": evidence}
-    assert "properties" not in second
+    first, second, third = log["runs"][0]["results"]
+    assert first["properties"] == {
+        "tier": "single-graph", "scope": "compiled", "scopeReason": "forward of Net",
+        "compiledScope": True, "verify": evidence,
+    }
+    assert second["properties"] == {"tier": "default", "scope": "unknown"}
+    # the level is the rule's severity: a wrong result is an error, the rest are warnings
+    assert (first["level"], second["level"], third["level"]) == ("warning", "warning", "error")
+    rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["ZL104"]["defaultConfiguration"]["level"] == "error"
+    assert rules["ZL101"]["defaultConfiguration"]["level"] == "warning"
     # a code no registered rule owns still gets a descriptor, so ruleIndex stays valid
     rules = log["runs"][0]["tool"]["driver"]["rules"]
     assert rules[second["ruleIndex"]]["id"] == "ZL899"

@@ -143,6 +143,8 @@ class Cache:
     def __init__(self, directory: str | Path = DEFAULT_DIR, full_path: bool = False) -> None:
         self.directory = Path(directory)
         self.file = self.directory / f"v{SCHEMA}" / f"{linter_fingerprint(full_path)[:32]}.json"
+        #: the project index's per-file summaries (zlint.project), next to the results
+        self.project_file = self.file.with_name(f"{linter_fingerprint(full_path)[:32]}-project.json")
         self._entries: dict[str, object] | None = None
         self._new: dict[str, object] = {}
         self._used: set[str] = set()

@@ -12,14 +12,15 @@ from collections.abc import Sequence
 from zlint import __version__, registry
 from zlint.adoption.actions import BaselineError, adopt
 from zlint.atomic import atomic_write
+from zlint.cache import Cache, clean
+from zlint.cache import default_directory as default_cache_dir
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.discovery import PathProblem, SettingsResolver, discover
 from zlint.docs import doc_text
-from zlint.cache import Cache, clean
-from zlint.cache import default_directory as default_cache_dir
 from zlint.engine import full_path_default
 from zlint.fixes import FixSession
 from zlint.parallel import lint_files
+from zlint.project import ProjectIndex
 from zlint.report import FORMATS, write_report
 from zlint.report.run import Run
 from zlint.report.writers import statistics
@@ -93,6 +94,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also apply unsafe fixes")
     parser.add_argument("--diff", action="store_true", help="print the fixes as a diff; write nothing")
     parser.add_argument("--compiled-only", action="store_true", default=None, help="report only findings in compiled code")
+    parser.add_argument(
+        "--scope", choices=("default", "all"), default=None,
+        help="default: findings in compiled and unknown code; all: also in code never compiled "
+        "(__init__, weight init, checkpoint conversion, preprocessing)",
+    )
+    parser.add_argument(
+        "--target", choices=("default", "single-graph"), default=None,
+        help="default: only what costs with plain torch.compile; single-graph (the default): also "
+        "what costs under mark_unbacked/backed_size_oblivious",
+    )
     parser.add_argument(
         "--jobs", type=_jobs, default=None, metavar="N",
         help="worker processes for linting (default: all cores) and for --verify (default 1)",
@@ -179,6 +190,8 @@ def check(args: argparse.Namespace) -> int:
     except registry.UnknownSelector as exc:
         return _error(str(exc))
     overrides["compiled_only"] = args.compiled_only
+    overrides["scope"] = args.scope
+    overrides["target"] = args.target
     resolver = SettingsResolver(overrides)
     fixer = FixSession(args.unsafe_fixes, args.diff) if args.fix or args.diff else None
 
@@ -207,7 +220,8 @@ def check(args: argparse.Namespace) -> int:
         return _error(f"{exc.path}: {exc}")
     if deferred is not None:
         cache = None if args.no_cache else Cache(args.cache_dir or default_cache_dir(), full_path_default())
-        results = lint_files(linted, args.jobs, cache)
+        project = ProjectIndex.build((path for path, _ in linted), cache.project_file if cache else None)
+        results = lint_files(linted, args.jobs, cache, project)
         for entry in deferred:
             if isinstance(entry, FileError):
                 errors.append(entry)
@@ -248,7 +262,7 @@ def check(args: argparse.Namespace) -> int:
         diagnostics = verified
 
     run = Run(tuple(files), tuple(errors))
-    out = statistics(diagnostics) if args.statistics else write_report(args.format, diagnostics, run)
+    out = statistics(diagnostics, args.format) if args.statistics else write_report(args.format, diagnostics, run)
     if args.output_file:
         try:
             atomic_write(args.output_file, out.encode("utf-8"))

@@ -29,7 +29,9 @@ from zlint import rules as rule_modules
 from zlint.batched import FastWrapper, visit_batched
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.facts.imports import ImportMap
+from zlint.facts.project_scope import FileScope, scope_for_file
 from zlint.facts.size_facts import SizeFactsProvider
+from zlint.placement import place
 from zlint.rules.base import FileContext, Rule, ScopeTracker
 from zlint.settings import Settings
 from zlint.source import (
@@ -184,8 +186,12 @@ def lint_source(
     path: str = "<string>",
     settings: Settings | None = None,
     full_path: bool | None = None,
+    scope: FileScope | None = None,
 ) -> FileResult:
     """Lint one file's contents. Never raises for bad input: problems come back as ``error``.
+
+    ``scope``: where the file's code runs, from the run's project index (:mod:`zlint.project`);
+    None: computed from this file alone.
 
     ``full_path``: run every enabled rule, skipping the fast path's pre-pass (default:
     the ``ZLINT_FULL_PATH`` environment variable); the findings are the same either way.
@@ -231,8 +237,8 @@ def lint_source(
     if noqa.UNUSED_NOQA_CODE in codes:  # opt-in: needs the findings from before suppression
         unused = noqa.unused_noqa(text, path, diagnostics, codes, registry.RULES_BY_CODE)
         kept.extend(noqa.filter_suppressed(unused, lines))
-    if settings.compiled_only:  # meta findings (unused noqa) are about comments, not code: keep them
-        kept = [d for d in kept if d.compiled or registry.kind_of(d.code) == "meta"]
+    if kept:
+        kept = place(kept, scope or scope_for_file(path, tree), settings)
     result.diagnostics = sorted(kept)
     return result
 

@@ -12,10 +12,15 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from zlint.cache import Cache, file_key, settings_fingerprint
 from zlint.engine import FileResult, lint_source, read_source
+from zlint.facts.project_scope import FileScope
 from zlint.settings import Settings
+
+if TYPE_CHECKING:
+    from zlint.project import ProjectIndex
 
 #: below this many files to lint, starting workers costs more than it saves
 MIN_FILES_PER_WORKER = 4
@@ -35,10 +40,11 @@ class _Task:
     path: str
     data: bytes
     settings: Settings
+    scope: FileScope | None = None
 
 
 def _lint_task(task: _Task) -> tuple[int, FileResult]:
-    return task.index, lint_source(task.data, task.path, task.settings)
+    return task.index, lint_source(task.data, task.path, task.settings, scope=task.scope)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -50,9 +56,13 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 def lint_files(
-    targets: Sequence[tuple[str, Settings]], jobs: int | None = None, cache: Cache | None = None
+    targets: Sequence[tuple[str, Settings]],
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    project: ProjectIndex | None = None,
 ) -> list[FileResult]:
-    """Lint ``(path, settings)`` pairs; one :class:`FileResult` per target, in target order."""
+    """Lint ``(path, settings)`` pairs; one :class:`FileResult` per target, in target order.
+    ``project``: the run's project index; what it says about a file is part of the file's key."""
     results: list[FileResult | None] = [None] * len(targets)
     keys: dict[int, str] = {}
     tasks: list[_Task] = []
@@ -61,14 +71,18 @@ def lint_files(
         if isinstance(data, FileResult):  # unreadable: reported, never cached
             results[index] = data
             continue
+        scope = project.scope_of(path) if project is not None else None
         if cache is not None:
-            key = file_key(path, data, settings_fingerprint(settings, settings.enabled_codes(path)))
+            fingerprint = settings_fingerprint(settings, settings.enabled_codes(path))
+            if scope is not None:
+                fingerprint += "\0" + scope.fingerprint()
+            key = file_key(path, data, fingerprint)
             found = cache.get(key, path)
             if found is not None:
                 results[index] = FileResult(path, found[0], found[1])
                 continue
             keys[index] = key
-        tasks.append(_Task(index, path, data, settings))
+        tasks.append(_Task(index, path, data, settings, scope))
 
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     workers = min(jobs, len(tasks) // MIN_FILES_PER_WORKER)

@@ -52,6 +52,13 @@ class Settings:
     static_dims: tuple[str, ...] = ()
     #: the torch version rules target ("2.13.0"); None: the installed torch (zlint.torch_versions)
     torch_version: str | None = None
+    #: "default": findings in compiled and unknown code; "all": also never-compiled code
+    scope: str = "default"
+    #: "default": what costs with plain torch.compile; "single-graph": also what costs only once
+    #: sizes are made one graph (mark_unbacked, backed_size_oblivious). Both by default: the 0/1
+    #: branches are what stands between a model and one graph for every size, and each finding
+    #: says its tier
+    target: str = "single-graph"
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -120,6 +127,9 @@ _LIST_KEYS = {
     "static-dims": "static_dims",
 }
 
+#: keys whose value is one of a few strings: the setting's name -> its choices
+_CHOICE_KEYS = {"scope": ("default", "all"), "target": ("default", "single-graph")}
+
 
 def _str_list(path: str, key: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -137,6 +147,11 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
             if not isinstance(value, bool):
                 raise ConfigError(path, "[tool.zlint] compiled-only must be true or false")
             kwargs["compiled_only"] = value
+        elif key in _CHOICE_KEYS:
+            if value not in _CHOICE_KEYS[key]:
+                choices = " or ".join(repr(c) for c in _CHOICE_KEYS[key])
+                raise ConfigError(path, f"[tool.zlint] {key} must be {choices}")
+            kwargs[key] = value
         elif key == "torch-version":
             try:
                 kwargs["torch_version"] = validate_torch_version(value)
@@ -153,7 +168,8 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
                 for pattern, codes in value.items()
             )
         else:
-            known = ", ".join(sorted([*_LIST_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify"]))
+            names = [*_LIST_KEYS, *_CHOICE_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify"]
+            known = ", ".join(sorted(names))
             raise ConfigError(path, f"unknown key {key!r} in [tool.zlint] (known: {known})")
     try:
         return Settings(**kwargs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from zlint.diagnostics import Diagnostic
 from zlint.report.run import Run
+from zlint.report.severity import severity_of
 
 
 def _data(text: str) -> str:
@@ -26,7 +27,9 @@ def annotation(d: Diagnostic) -> str:
     if d.end_line == d.line and d.end_column > d.column:
         props.append(f"endColumn={d.end_column}")  # inclusive and 1-based: our exclusive 0-based end
     props.append(f"title={_property(d.code)}")
-    return f"::warning {','.join(props)}::{_data(d.message)}\n"
+    # GitHub knows error, warning and notice
+    level = {"error": "error", "note": "notice"}.get(severity_of(d.code), "warning")
+    return f"::{level} {','.join(props)}::{_data(d.message)}\n"
 
 
 def github(diagnostics: list[Diagnostic], run: Run | None = None) -> str:

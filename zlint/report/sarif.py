@@ -1,8 +1,9 @@
 """SARIF 2.1.0 output, the format GitHub code scanning and other result viewers import.
 
 One run: the tool driver lists every rule (id, name, short and full description, the whole doc
-as help, a help URI into ``rules/``); each finding is a result with its rule, level, message and
-physical location. Columns count code points, which the run declares (``columnKind``).
+as help, a help URI into ``rules/``); each finding is a result with its rule, level (the rule's
+severity), message, physical location, and its tier and scope as properties. Columns count code
+points, which the run declares (``columnKind``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from zlint.diagnostics import Diagnostic
 from zlint.docs import doc_path, doc_text
 from zlint.registry import RuleRecord, records
 from zlint.report.run import Run
+from zlint.report.severity import severity_of
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -97,7 +99,7 @@ def _result(d: Diagnostic, index: int, fingerprint: str | None) -> dict:
     result: dict = {
         "ruleId": d.code,
         "ruleIndex": index,
-        "level": "warning",
+        "level": severity_of(d.code),
         "message": {"text": d.message},
         "locations": [
             {"physicalLocation": {"artifactLocation": artifact_location(d.path), "region": _region(d)}}
@@ -107,13 +109,15 @@ def _result(d: Diagnostic, index: int, fingerprint: str | None) -> dict:
         result["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": d.function, "kind": "function"}]
     if fingerprint:
         result["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint}
-    properties = {}
+    # what the finding costs and where its code runs (code scanning keeps result properties)
+    properties: dict = {"tier": d.tier, "scope": d.scope}
+    if d.scope_reason:
+        properties["scopeReason"] = d.scope_reason
     if getattr(d, "compiled", False):
         properties["compiledScope"] = True
     if getattr(d, "verify", None):  # what --verify observed: status, mode, evidence
         properties["verify"] = d.verify
-    if properties:
-        result["properties"] = properties
+    result["properties"] = properties
     return result
 
 

@@ -12,6 +12,7 @@ from zlint.report.github import github
 from zlint.report.junit import junit
 from zlint.report.run import Run
 from zlint.report.sarif import sarif
+from zlint.report.severity import severity_of
 from zlint.report.verify_text import evidence_lines, status_suffix
 
 
@@ -23,20 +24,55 @@ def text(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
     )
 
 
+def finding_dict(d: Diagnostic) -> dict:
+    """One finding as JSON: the diagnostic's own fields and its rule's severity."""
+    data = d.to_dict()
+    data["severity"] = severity_of(d.code)
+    return data
+
+
 def json_(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
-    return json.dumps([d.to_dict() for d in diagnostics], indent=2) + "\n"
+    return json.dumps([finding_dict(d) for d in diagnostics], indent=2) + "\n"
 
 
-def statistics(diagnostics: list[Diagnostic]) -> str:
-    """Counts per code, most frequent first."""
-    counts = Counter((d.code, d.name) for d in diagnostics)
-    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))
-    width = max((len(str(n)) for _, n in rows), default=1)
-    return "".join(f"{n:>{width}}\t{code}\t{name}\n" for (code, name), n in rows)
+def _statistics_rows(diagnostics: list[Diagnostic]) -> list[dict]:
+    by_code: dict[tuple[str, str], list[Diagnostic]] = {}
+    for d in diagnostics:
+        by_code.setdefault((d.code, d.name), []).append(d)
+    rows = [
+        {
+            "code": code,
+            "name": name,
+            "count": len(found),
+            "severity": severity_of(code),
+            "tier": dict(sorted(Counter(d.tier for d in found).items())),
+            "scope": dict(sorted(Counter(d.scope for d in found).items())),
+        }
+        for (code, name), found in by_code.items()
+    ]
+    return sorted(rows, key=lambda row: (-row["count"], row["code"]))
+
+
+def statistics(diagnostics: list[Diagnostic], fmt: str = "text") -> str:
+    """Counts per code, most frequent first, with how many fall in each tier and scope; as JSON
+    when ``fmt`` is ``json``."""
+    rows = _statistics_rows(diagnostics)
+    if fmt == "json":
+        return json.dumps(rows, indent=2) + "\n"
+    width = max((len(str(row["count"])) for row in rows), default=1)
+    return "".join(
+        f"{row['count']:>{width}}\t{row['code']}\t{row['name']}\t{_counts(row['tier'])}\t{_counts(row['scope'])}\n"
+        for row in rows
+    )
+
+
+def _counts(counter: dict[str, int]) -> str:
+    return ", ".join(f"{key} {n}" for key, n in counter.items())
 
 
 def grouped(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
-    """Findings under a heading per file, like Ruff's ``grouped`` format."""
+    """Findings under a heading per file, like Ruff's ``grouped`` format, each with its cost
+    tier and where its code runs."""
     out: list[str] = []
     current = None
     for d in diagnostics:
@@ -45,7 +81,8 @@ def grouped(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
                 out.append("\n")
             current = d.path
             out.append(f"{d.path}:\n")
-        out.append(f"  {d.line}:{d.column + 1} {d.code} {d.message}\n")
+        where = f"{d.scope}: {d.scope_reason}" if d.scope_reason else d.scope
+        out.append(f"  {d.line}:{d.column + 1} {d.code} {d.message}  [{d.tier} tier; {where}]\n")
     return "".join(out)
 
 

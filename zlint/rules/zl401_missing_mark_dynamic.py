@@ -5,13 +5,14 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from zlint.facts.compiled_scope import CompileSite, Dynamic
 from zlint.diagnostics import Applicability, Edit, Fix
+from zlint.facts.compiled_scope import CompileSite, Dynamic
 from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 
 class MissingMarkDynamic(CompiledCallRule):
     code = "ZL401"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
     name = "missing-mark-dynamic"
     summary = "A compiled callable is called in a loop on new tensors never marked dynamic, with `dynamic=` unset"
@@ -19,18 +20,13 @@ class MissingMarkDynamic(CompiledCallRule):
     def compiled_call(self, call: cst.Call, site: CompileSite, frame: Frame) -> None:
         if site.dynamic is not Dynamic.UNSET:
             return
-        line = self.get_metadata(PositionProvider, site.node).start.line
-        callee = self.text_of(call.func)
         for arg in self.varying_args(call, frame):
             text = self.text_of(arg)
             torch = self.context.compiled_scope.torch_name or "torch"
             suggestion = f"{torch}._dynamo.maybe_mark_dynamic({text}, 0)"
             self.report(
                 arg,
-                f"`{callee}` is compiled (line {line}) without `dynamic=` and called in a loop with "
-                f"`{text}`, which is never marked dynamic: the first new size recompiles, and sizes "
-                f"0 and 1 always get graphs of their own; add `{suggestion}` before the call "
-                "(for each dim that varies)",
+                f"`{text}` varies in a loop: recompiles at the first new size; add `{suggestion}`",
                 fix=self._fix(call, suggestion),
             )
 

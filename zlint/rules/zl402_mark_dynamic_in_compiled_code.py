@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.dynamic_dims import mark_kind
+from zlint.facts.dynamic_dims import MARK_FUNCTIONS, mark_kind
 from zlint.rules.base import Rule
-from zlint.facts.dynamic_dims import MARK_FUNCTIONS
 
 
 class MarkDynamicInCompiledCode(Rule):
@@ -23,10 +22,8 @@ class MarkDynamicInCompiledCode(Rule):
         in_forward = "forward" in scope[1:]
         if not in_forward and not self.context.compiled_scope.contains(self.context.function):
             return
-        where = "a `forward`" if in_forward else f"compiled code (`{self.context.function}`)"
+        where = "a `forward`" if in_forward else "compiled code"
         self.report(
             node,
-            f"`{kind}` inside {where}: dynamo refuses to trace it (AssertionError: Attempt to "
-            "trace forbidden callable); mark the input at the call site, before calling the "
-            "compiled function or module",
+            f"`{kind}` inside {where} raises (forbidden callable); mark inputs before the call",
         )

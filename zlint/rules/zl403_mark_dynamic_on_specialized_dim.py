@@ -5,14 +5,15 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from zlint.diagnostics import Applicability, Edit, Fix
 from zlint.facts.compiled_scope import CompileSite
 from zlint.facts.specialization import positional_params, specializing_use
-from zlint.diagnostics import Applicability, Edit, Fix
 from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 
 class MarkDynamicOnSpecializedDim(CompiledCallRule):
     code = "ZL403"
+    about_compiled_code = False  # about a call site, wherever it sits
     name = "mark-dynamic-on-specialized-dim"
     summary = "`mark_dynamic(x, d)` on a dim the compiled function specializes (ConstraintViolationError)"
     trigger_words = frozenset({"mark_dynamic"})
@@ -44,10 +45,8 @@ class MarkDynamicOnSpecializedDim(CompiledCallRule):
                 line = self.get_metadata(PositionProvider, use).start.line
                 self.report(
                     mark.call,
-                    f"`mark_dynamic({text}, {mark.dim})` but `{function.name.value}` specializes that "
-                    f"dim at line {line} (`{self.context.snippet(use)}`): torch.compile raises "
-                    "ConstraintViolationError; use `maybe_mark_dynamic` (dynamic when it can be) "
-                    "or remove the specialization",
+                    f"`mark_dynamic({text}, {mark.dim})` but line {line} specializes that dim: raises "
+                    "ConstraintViolationError; use maybe_mark_dynamic",
                     fix=self._fix(mark.call),
                 )
 

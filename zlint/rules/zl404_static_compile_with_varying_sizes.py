@@ -12,6 +12,7 @@ from zlint.rules.compiled_calls import CompiledCallRule, Frame
 
 class StaticCompileWithVaryingSizes(CompiledCallRule):
     code = "ZL404"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
     name = "static-compile-with-varying-sizes"
     summary = "`torch.compile(..., dynamic=False)` on a callable called in a loop on new tensors"
@@ -33,8 +34,6 @@ class StaticCompileWithVaryingSizes(CompiledCallRule):
         line = self.get_metadata(PositionProvider, call).start.line
         self.report(
             site.dynamic_arg,
-            f"`dynamic=False` but `{self.text_of(call.func)}` is called in a loop (line {line}) with "
-            f"`{self.text_of(args[0])}`, a new input each time: every new size compiles a new graph "
-            "until the recompile limit (8), then it runs eagerly (only a logged warning says so); drop "
-            "`dynamic=False` and mark the varying dims with torch._dynamo.maybe_mark_dynamic()",
+            f"`dynamic=False` with new sizes in a loop (line {line}): recompiles for every size; "
+            "drop it",
         )

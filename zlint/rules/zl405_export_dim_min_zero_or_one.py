@@ -10,6 +10,7 @@ from zlint.rules.base import Rule
 
 class ExportDimMinZeroOrOne(Rule):
     code = "ZL405"
+    about_compiled_code = False  # about a call site, wherever it sits
     name = "export-dim-min-zero-or-one"
     summary = "`torch.export.Dim(..., min=0)`/`min=1`: export still traces for sizes >= 2"
     trigger_words = frozenset({"Dim"})
@@ -22,8 +23,6 @@ class ExportDimMinZeroOrOne(Rule):
                 value = int_literal(arg.value)
                 self.report(
                     arg,
-                    f"`Dim(..., min={value})` does not make size {value} work: export traces "
-                    "assuming the dim is never 0 or 1, so a branch taken only at size 0/1 is "
-                    "silently missing from the exported program; use `min=2` and handle 0/1 "
-                    "outside, or write the model branch-free and check it at those sizes",
+                    f"`Dim(..., min={value})`: export assumes the dim is never 0 or 1; use min=2 and "
+                    "handle sizes 0/1 outside",
                 )

@@ -8,6 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule
 
 class CompileModeWithOptions(CompileCallRule):
     code = "ZL410"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
     name = "compile-mode-with-options"
     summary = "torch.compile() given both mode= and options= (RuntimeError)"
@@ -21,7 +22,5 @@ class CompileModeWithOptions(CompileCallRule):
         move = f" ({mode!r} sets {settings})" if settings else ""
         self.report(
             call.keywords["options"],
-            "torch.compile() raises RuntimeError when both mode= and options= are given "
-            f"(\"Either mode or options can be specified\"); drop `mode` or move its settings into "
-            f"`options`{move}",
+            f"mode= with options= raises RuntimeError; drop `mode` or move its settings into `options`{move}",
         )

@@ -23,6 +23,7 @@ _COMPILE = re.compile(r"\bcompile\b")
 
 class UnknownCompileBackend(TorchDataRule):
     code = "ZL412"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile", "optimize"})
     name = "unknown-compile-backend"
     summary = "torch.compile(backend=...) names a backend torch does not register"
@@ -52,7 +53,6 @@ class UnknownCompileBackend(TorchDataRule):
             return
         self.report(
             node,
-            f"backend={backend!r} is not registered in {version_note(self.data)}: the compile raises "
-            f"InvalidBackend{did_you_mean(backend, self.data.backends)}; use 'inductor' (the default), "
-            "'aot_eager'/'eager' to debug, or a backend listed by torch._dynamo.list_backends()",
+            f"backend={backend!r} is unknown to {version_note(self.data)}: raises InvalidBackend; "
+            + (did_you_mean(backend, self.data.backends).strip(" ()") or "use 'inductor' or a listed backend"),
         )

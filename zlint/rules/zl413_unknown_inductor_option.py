@@ -8,6 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_no
 
 class UnknownInductorOption(CompileCallRule):
     code = "ZL413"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
     name = "unknown-inductor-option"
     summary = "torch.compile(options={...}) has a key that is not an inductor option"
@@ -22,7 +23,6 @@ class UnknownInductorOption(CompileCallRule):
             hint = did_you_mean(item.key.replace("-", "_"), self.data.inductor_options)
             self.report(
                 item.key_node,
-                f"{item.key!r} is not an inductor option in {version_note(self.data)}: the compile raises "
-                f"RuntimeError (\"Unexpected optimization option\"){hint}; see "
-                "torch._inductor.list_options() for the valid keys",
+                f"{item.key!r} is no inductor option on {version_note(self.data)}: raises RuntimeError; "
+                + (hint.strip(" ()") or "see torch._inductor.list_options()"),
             )

@@ -8,6 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_no
 
 class UnknownCompileArgument(CompileCallRule):
     code = "ZL414"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
     name = "unknown-compile-argument"
     summary = "torch.compile() given an argument it does not take (TypeError)"
@@ -21,13 +22,11 @@ class UnknownCompileArgument(CompileCallRule):
                 continue
             self.report(
                 arg,
-                f"torch.compile() takes no `{keyword}=` in {version_note(self.data)}: TypeError "
-                f"(\"unexpected keyword argument\"){did_you_mean(keyword, params)}; remove it (valid: "
-                f"{', '.join(sorted(p for p in params if p != 'model'))})",
+                f"torch.compile() takes no `{keyword}=` in {version_note(self.data)}: raises TypeError; "
+                + (did_you_mean(keyword, params).strip(" ()") or "remove it"),
             )
         for arg in call.positional[self.data.compile_positional:]:
             self.report(
                 arg,
-                "torch.compile() takes only the model positionally; pass the rest by keyword "
-                "(mode=, backend=, ...) or this raises TypeError",
+                "torch.compile() takes only the model positionally: raises TypeError; pass this by keyword",
             )

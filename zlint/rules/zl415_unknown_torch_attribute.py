@@ -60,6 +60,7 @@ def _try_catches_missing(node: cst.Try) -> bool:
 
 class UnknownTorchAttribute(TorchDataRule):
     code = "ZL415"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"torch"})
     name = "unknown-torch-attribute"
     summary = "torch.*, torch.compiler.* or torch._dynamo.* attribute that the torch version lacks"
@@ -156,7 +157,7 @@ class UnknownTorchAttribute(TorchDataRule):
             return
         self.report(
             node.attr,
-            f"`{qualified}` does not exist in {version_note(self.data)}: AttributeError"
+            f"`{qualified}` does not exist in {version_note(self.data)}: raises AttributeError"
             f"{did_you_mean(key, options)}",
         )
 
@@ -166,9 +167,8 @@ class UnknownTorchAttribute(TorchDataRule):
             return
         self.report(
             node,
-            f"`{namespace}.{attr}` does not exist in {version_note(self.data)}: AttributeError when this "
-            f"runs{did_you_mean(attr, names)}; check the name against the docs of this torch version, "
-            "or guard it with hasattr() if it is meant for another version",
+            f"`{namespace}.{attr}` does not exist in {version_note(self.data)}: raises AttributeError; "
+            + (did_you_mean(attr, names).strip(" ()") or "guard it with hasattr()"),
         )
 
     def leave_Import(self, original_node: cst.Import) -> None:

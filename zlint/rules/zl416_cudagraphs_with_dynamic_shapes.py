@@ -59,6 +59,7 @@ def _literal_iteration(node: cst.BaseExpression) -> bool:
 
 class CudagraphsWithDynamicShapes(TorchDataRule):
     code = "ZL416"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
     name = "cudagraphs-with-dynamic-shapes"
     summary = "CUDA graphs on a compiled callable that gets dynamic shapes: one graph per shape"
@@ -100,7 +101,7 @@ class CudagraphsWithDynamicShapes(TorchDataRule):
                 anchor, how = found
                 site = self._sites[id(node)] = _CudagraphSite(call, anchor, how)
                 if literal_bool(call.value("dynamic")):
-                    self._report(site, "it is compiled with dynamic=True")
+                    self._report(site, "dynamic=True is set")
             return
         function = self.context.function or ""
         if self.context.imports.qualify(node.func) in MARK_FUNCTIONS and node.args:
@@ -128,19 +129,15 @@ class CudagraphsWithDynamicShapes(TorchDataRule):
                 continue
             marked = sorted(n for n in use.arg_names if (use.function, n) in self._marked)
             if marked:
-                self._report(site, f"its input `{marked[0]}` is marked dynamic (mark_dynamic & co)")
+                self._report(site, f"`{marked[0]}` is marked dynamic")
             elif use.loop_vars_used:
                 var = sorted(use.loop_vars_used)[0]
-                self._report(site, f"it is called in a loop with sizes that vary with `{var}`")
+                self._report(site, f"sizes vary with `{var}`")
 
     def _report(self, site: _CudagraphSite, evidence: str) -> None:
         site.reported = True
         self.report(
             site.anchor,
-            f"{site.how} records one CUDA graph per distinct input shape, and {evidence}: every new size "
-            "records another graph and its memory pool (inductor only warns after "
-            "triton.cudagraph_dynamic_shape_warn_limit graphs); pad or bucket inputs to a few fixed sizes "
-            "and compile with static shapes, or use mode='max-autotune-no-cudagraphs' / the default mode, "
-            "or compile with options={'triton.cudagraphs': True, 'triton.cudagraph_skip_dynamic_graphs': True} "
-            "(no mode=) so that dynamic graphs run without CUDA graphs",
+            f"{site.how}: a CUDA graph per shape, and {evidence}; pad inputs or set "
+            "triton.cudagraph_skip_dynamic_graphs",
         )

@@ -46,6 +46,7 @@ def constant_int(node: cst.BaseExpression, imports) -> int | None:
 
 class RaisedRecompileLimit(TorchDataRule):
     code = "ZL417"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset(LIMIT_KEYS)
     name = "raised-recompile-limit"
     summary = "dynamo's cache_size_limit/recompile_limit raised far above the default (info)"
@@ -63,10 +64,8 @@ class RaisedRecompileLimit(TorchDataRule):
         where = " for this torch.compile call" if per_call else ""
         self.report(
             anchor,
-            f"{key} raised to {shown}{where} (default {default}): this hides recompile "
-            "storms instead of fixing them (every extra graph costs compile time and memory); find what "
-            "recompiles with TORCH_LOGS=recompiles and mark the varying dims (mark_dynamic / "
-            "maybe_mark_dynamic) or remove the guard, and keep the limit near its default",
+            f"{key} raised to {shown}{where} (default {default}) hides recompiles; find them with "
+            "TORCH_LOGS=recompiles",
         )
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -8,6 +8,7 @@ from zlint.rules.compile_checks import CompileCallRule
 
 class BlanketDynamicTrue(CompileCallRule):
     code = "ZL418"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
     name = "blanket-dynamic-true"
     summary = "torch.compile(dynamic=True) makes every dim dynamic; mark the dims that vary (opt-in)"
@@ -19,8 +20,6 @@ class BlanketDynamicTrue(CompileCallRule):
             return
         self.report(
             arg,
-            "dynamic=True makes every dim of every input symbolic up front (PyTorch's dynamic-shapes docs "
-            "call it error prone and not recommended): sizes 0 and 1 still specialize, and dims that never "
-            "vary lose static optimizations; leave dynamic unset (automatic dynamic) and mark the dims "
-            "that vary with torch._dynamo.mark_dynamic(x, dim) or maybe_mark_dynamic before the call",
+            "dynamic=True makes every dim symbolic, even static ones; leave it unset and "
+            "torch._dynamo.mark_dynamic the varying dims",
         )

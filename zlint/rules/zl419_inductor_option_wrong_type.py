@@ -11,6 +11,7 @@ _ACCEPTS = {"bool": {"bool"}, "int": {"int", "bool"}, "float": {"float"}, "str":
 
 class InductorOptionWrongType(CompileCallRule):
     code = "ZL419"
+    about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
     name = "inductor-option-wrong-type"
     summary = "torch.compile(options={...}) value of a type the inductor option rejects"
@@ -26,6 +27,6 @@ class InductorOptionWrongType(CompileCallRule):
                 continue
             self.report(
                 item.value,
-                f"option {item.key!r} takes a {declared} in {version_note(self.data)}, not a {given}: the "
-                f"compile raises RuntimeError (\"Unexpected type of attr\"); pass a {declared} literal",
+                f"option {item.key!r} takes a {declared} on {version_note(self.data)}, not a {given}: "
+                "raises RuntimeError",
             )

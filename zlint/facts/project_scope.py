@@ -1,0 +1,645 @@
+"""Where code runs under ``torch.compile``, across the files of one run.
+
+A cheap ``ast`` pass over each file (:func:`summarize`) records its classes, functions, the calls
+each function makes, its imports and what it says about compiling. :func:`classify` then labels
+every function of the run:
+
+* ``compiled``: the ``forward`` of an ``nn.Module`` (dynamo traces ``forward`` whenever a model is
+  compiled, whoever compiles it), a function passed to or decorated with ``torch.compile``, and
+  everything these call (``self.method()``, helpers of the module, imported helpers that resolve to
+  a file of the run);
+* ``never``: code that runs once, eagerly, outside any compiled call: construction (``__init__``),
+  weight initialization, state-dict loading and checkpoint conversion, input preprocessing
+  (processors, tokenizers, feature extractors), configuration, functions dynamo is told to skip
+  (``torch.compiler.disable``), branches dynamo never takes (``if not is_compiling():``), and
+  helpers only such code calls;
+* ``unknown``: the rest.
+
+The answer for one file is a :class:`FileScope`: small, picklable, hashable into the cache key.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+COMPILED, NEVER, UNKNOWN = "compiled", "never", "unknown"
+
+# nn.Module and its subclasses in torch (Sequential, ModuleList, ...): their forward is traced.
+_MODULE_BASE_PREFIXES = ("torch.nn.", "nn.")
+_COMPILE = frozenset({"torch.compile"})
+# bases that say a class is not a module, whatever its methods are called
+_PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Protocol", "typing.Protocol", "NamedTuple", "Enum"})
+# dynamo runs what these decorate eagerly (TorchScript's jit.ignore/unused say nothing to dynamo)
+_DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo"})
+# Predicates whose value under dynamo is known: is_compiling() is True while tracing; TorchScript
+# scripting and jit tracing are not active under dynamo.
+_TRUE_WHEN_COMPILING = ("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling")
+_FALSE_WHEN_COMPILING = ("is_scripting", "is_tracing")
+
+# Functions that run once at construction or load time, eagerly, never inside a compiled forward.
+_NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^__(init|post_init|repr|str)__$|^extra_repr$"), "{name}"),
+    (re.compile(r"^_*(init|initialize)_?(weights?|params|parameters)|_init_weights?$|^_*reset_parameters$"),
+     "weight init"),
+    (re.compile(r"state_dict|^_*load_(pretrained|checkpoint|weights)|^_*from_pretrained$|^_*save_pretrained$"),
+     "state-dict load/save"),
+    (re.compile(r"filter_fn$|^_*convert_|^_*remap_"), "checkpoint conversion"),
+)
+# Classes whose methods prepare inputs or describe configuration: they run before the model.
+_NEVER_CLASS = re.compile(r"(Processor|Processing|Tokenizer|FeatureExtractor|FeatureExtraction|Config$|Configuration$)")
+
+
+@dataclass
+class _Function:
+    qualname: str
+    name: str
+    start: int
+    end: int
+    cls: str | None  # qualified name of the class whose method this is
+    calls: set[str] = field(default_factory=set)  # dotted callee names as written
+    decorators: list[str] = field(default_factory=list)
+    regions: list[tuple[int, int, str]] = field(default_factory=list)  # never-run branches
+
+
+@dataclass
+class _Class:
+    qualname: str
+    bases: list[str]
+    methods: dict[str, str] = field(default_factory=dict)  # name -> function qualname
+    attributes: dict[str, str] = field(default_factory=dict)  # self.x = Cls(...) -> callee name
+
+
+@dataclass
+class FileSummary:
+    """What one file defines, imports, calls and compiles (from its ``ast``)."""
+
+    path: str
+    #: local name -> dotted target (``nn`` -> ``torch.nn``, ``helper`` -> ``.utils.helper``)
+    imports: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, _Function] = field(default_factory=dict)
+    classes: dict[str, _Class] = field(default_factory=dict)
+    #: callee expressions passed to torch.compile / compiled in place, as (owner qualname, dotted)
+    compiled_names: list[tuple[str, str]] = field(default_factory=list)
+    #: module-level `name = Cls(...)` bindings, for `torch.compile(model)`
+    instances: dict[str, str] = field(default_factory=dict)
+    #: earlier definitions of a name defined again (`if cond: def f` / `else: def f`): they run
+    #: where the later one with the same qualified name runs
+    shadowed: list[_Function] = field(default_factory=list)
+    size_oblivious: bool = False  # enables backed_size_oblivious
+    single_graph: bool = False  # enables any single-graph mode (also mark_unbacked, Dim.DYNAMIC)
+
+
+@dataclass(frozen=True)
+class FileScope:
+    """The compiled scope of one file: line regions, innermost wins, plus the single-graph facts."""
+
+    #: (start line, end line, scope, reason), outermost first
+    regions: tuple[tuple[int, int, str, str], ...] = ()
+    #: this file enables backed_size_oblivious / any single-graph mode
+    size_oblivious_here: bool = False
+    single_graph_here: bool = False
+    #: some file of the run does
+    size_oblivious_project: bool = False
+    single_graph_project: bool = False
+
+    def classify(self, line: int) -> tuple[str, str]:
+        """(scope, reason) of the code at ``line``."""
+        found = (NEVER, "module level (runs at import)")
+        for start, end, scope, reason in self.regions:
+            if start <= line <= end:
+                found = (scope, reason)  # later regions are nested deeper
+        return found
+
+    def fingerprint(self) -> str:
+        """What the cache key must include: everything here can change a finding."""
+        return repr(self)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
+        parts.append("super()")
+        return ".".join(reversed(parts))
+    return None
+
+
+def _qualify(summary: FileSummary, name: str | None) -> str | None:
+    """``nn.Module`` -> ``torch.nn.Module`` through the file's imports."""
+    if not name:
+        return None
+    head, _, rest = name.partition(".")
+    target = summary.imports.get(head)
+    if target is None:
+        return name
+    return f"{target}.{rest}" if rest else target
+
+
+def _compiling_value(test: ast.expr, summary: FileSummary) -> bool | None:
+    """The value of ``test`` while dynamo traces, when the test says (None: not known)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _compiling_value(test.operand, summary)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        values = [_compiling_value(v, summary) for v in test.values]
+        if isinstance(test.op, ast.And):
+            return False if False in values else (True if all(v is True for v in values) else None)
+        return True if True in values else (False if all(v is False for v in values) else None)
+    if isinstance(test, ast.Call) and not test.args:
+        name = _qualify(summary, _dotted(test.func)) or ""
+        last = name.rsplit(".", 1)[-1]
+        if last in _TRUE_WHEN_COMPILING:
+            return True
+        if last in _FALSE_WHEN_COMPILING and name.startswith("torch."):
+            return False
+    return None
+
+
+class _Summarizer:
+    """Statements are walked recursively (they carry the scope); the expressions of each
+    statement are scanned flat with ``ast.walk``, which is several times cheaper than a visitor."""
+
+    def __init__(self, summary: FileSummary) -> None:
+        self.summary = summary
+        self.scope: list[str] = []
+        self.classes: list[_Class] = []
+        self.functions: list[_Function] = []
+
+    def body(self, statements: list[ast.stmt]) -> None:
+        for stmt in statements:
+            self.statement(stmt)
+
+    def statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            self.klass(stmt)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    self.summary.imports[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    self.summary.imports.setdefault(head, head)
+        elif isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                if alias.name != "*":
+                    sep = "" if module.endswith(".") else "."
+                    self.summary.imports[alias.asname or alias.name] = f"{module}{sep}{alias.name}"
+        else:
+            if isinstance(stmt, ast.If):
+                self.guarded(stmt)
+            elif isinstance(stmt, ast.Assign):
+                self.assign(stmt.targets, stmt.value)
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                self.assign([stmt.target], stmt.value)
+            nested = [getattr(stmt, name, None) for name in ("body", "orelse", "finalbody")]
+            nested += [h.body for h in getattr(stmt, "handlers", ())]
+            nested += [c.body for c in getattr(stmt, "cases", ())]
+            for expr in _own_expressions(stmt):
+                self.expressions(expr)
+            for block in nested:
+                if isinstance(block, list):
+                    self.body(block)
+
+    def klass(self, node: ast.ClassDef) -> None:
+        qual = ".".join([*self.scope, node.name])
+        info = _Class(qual, [b for b in (_dotted(base) for base in node.bases) if b])
+        self.summary.classes[qual] = info
+        for expr in (*node.bases, *node.keywords, *node.decorator_list):
+            self.expressions(expr)
+        self.scope.append(node.name)
+        self.classes.append(info)
+        self.body(node.body)
+        self.classes.pop()
+        self.scope.pop()
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qual = ".".join([*self.scope, node.name])
+        parent = ".".join(self.scope)
+        cls = self.classes[-1].qualname if self.classes and self.classes[-1].qualname == parent else None
+        info = _Function(qual, node.name, node.lineno, node.end_lineno or node.lineno, cls)
+        if node.decorator_list:
+            info.start = min(d.lineno for d in node.decorator_list)
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = _qualify(self.summary, _dotted(target))
+            if name:
+                info.decorators.append(name)
+        if qual in self.summary.functions:
+            self.summary.shadowed.append(self.summary.functions[qual])
+        self.summary.functions[qual] = info
+        if cls is not None:
+            self.classes[-1].methods[node.name] = qual
+        for decorator in node.decorator_list:  # torch.compile(...) in a decorator is a site
+            self.expressions(decorator)
+        self.scope.append(node.name)
+        self.functions.append(info)
+        self.body(node.body)
+        self.functions.pop()
+        self.scope.pop()
+
+    def guarded(self, node: ast.If) -> None:
+        value = _compiling_value(node.test, self.summary)
+        if value is not None and self.functions:
+            branch = node.body if value is False else node.orelse
+            if branch:
+                start, end = branch[0].lineno, max((s.end_lineno or s.lineno) for s in branch)
+                self.functions[-1].regions.append((start, end, "branch not taken under torch.compile"))
+
+    def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
+        for target in targets:
+            if (_dotted(target) or "").endswith("backed_size_oblivious") and _is_true(value):
+                self.summary.size_oblivious = self.summary.single_graph = True
+        if not isinstance(value, ast.Call):
+            return
+        callee = _dotted(value.func)
+        if not callee or not callee.rsplit(".", 1)[-1][:1].isupper():
+            return
+        for target in targets:
+            name = _dotted(target)
+            if name and name.startswith("self.") and self.classes and name.count(".") == 1:
+                self.classes[-1].attributes.setdefault(name[5:], callee)
+            elif name and not self.functions:
+                self.summary.instances[name] = callee
+
+    def expressions(self, root: ast.AST) -> None:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Call):
+                self.call(node)
+            elif isinstance(node, ast.Attribute) and node.attr == "DYNAMIC":
+                if (_dotted(node.value) or "").endswith("Dim"):
+                    self.summary.single_graph = True
+
+    def call(self, node: ast.Call) -> None:
+        callee = _dotted(node.func)
+        if callee is None:
+            return
+        if self.functions:
+            self.functions[-1].calls.add(callee)
+        last = callee.rsplit(".", 1)[-1]
+        if last == "mark_unbacked":
+            self.summary.single_graph = True
+        if any(k.arg == "backed_size_oblivious" and _is_true(k.value) for k in node.keywords):
+            self.summary.size_oblivious = self.summary.single_graph = True
+        qualified = _qualify(self.summary, callee)
+        owner = ".".join(self.scope)
+        if qualified in _COMPILE and node.args:
+            first = node.args[0]
+            target = _dotted(first.func) if isinstance(first, ast.Call) else _dotted(first)
+            if target:
+                self.summary.compiled_names.append((owner, target))
+        elif last == "compile" and qualified == callee and "." in callee and not node.args:
+            self.summary.compiled_names.append((owner, callee.rsplit(".", 1)[0]))  # model.compile()
+
+
+def _own_expressions(stmt: ast.stmt) -> list[ast.AST]:
+    """The expressions of a statement, not those of the statements nested in it."""
+    out: list[ast.AST] = []
+    for name, value in ast.iter_fields(stmt):
+        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            continue
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST))
+    return out
+
+
+def _is_true(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def summarize(path: str, tree: ast.Module) -> FileSummary:
+    """The facts of one file that the project-wide classification needs."""
+    summary = FileSummary(path)
+    _Summarizer(summary).body(tree.body)
+    return summary
+
+
+# -- the project --------------------------------------------------------------------------------
+
+_Key = tuple[str, str]  # (path, function qualname)
+
+
+class _Project:
+    """Name resolution across the files of one run."""
+
+    def __init__(self, summaries: Iterable[FileSummary]) -> None:
+        self.files = {s.path: s for s in summaries}
+        # every dotted module name a file may be imported as: a/b/c.py -> c, b.c, a.b.c
+        self.modules: dict[str, str | None] = {}
+        for path in self.files:
+            parts = list(PurePath(path).with_suffix("").parts)
+            if parts and parts[-1] == "__init__":
+                parts = parts[:-1]
+            for i in range(len(parts)):
+                name = ".".join(parts[i:])
+                # an ambiguous suffix (two files end in models/utils.py) resolves to nothing
+                self.modules[name] = path if name not in self.modules else None
+        self._module_cache: dict[str, bool] = {}
+
+    def module_file(self, importer: str, dotted: str) -> str | None:
+        """The file of the run that ``dotted`` (``.utils``, ``timm.layers``) names, if any."""
+        if dotted.startswith("."):
+            level = len(dotted) - len(dotted.lstrip("."))
+            base = PurePath(importer).parent
+            for _ in range(level - 1):
+                base = base.parent
+            rest = dotted.lstrip(".").split(".") if dotted.strip(".") else []
+            for candidate in (base.joinpath(*rest).with_suffix(".py") if rest else None,
+                              base.joinpath(*rest, "__init__.py")):
+                if candidate is not None and str(candidate) in self.files:
+                    return str(candidate)
+            return None
+        return self.modules.get(dotted)
+
+    def resolve_symbol(self, path: str, name: str) -> tuple[str, str] | None:
+        """(file, qualname) of a function or class that ``name`` names in ``path``."""
+        summary = self.files[path]
+        if name in summary.functions or name in summary.classes:
+            return path, name
+        head, _, rest = name.partition(".")
+        target = summary.imports.get(head)
+        if target is None:
+            if rest and head in summary.classes:  # Cls.method
+                return path, name
+            return None
+        full = f"{target}.{rest}" if rest else target
+        # split the dotted target into a module of the run and a symbol in it, longest module first
+        pieces = full.split(".") if not full.startswith(".") else None
+        if pieces is None:
+            dots = len(full) - len(full.lstrip("."))
+            pieces = [full[:dots] + (full[dots:].split(".")[0] if full[dots:] else ""), *full[dots:].split(".")[1:]]
+        for cut in range(len(pieces) - 1, 0, -1):
+            module = ".".join(pieces[:cut]) if not pieces[0].startswith(".") else _join_relative(pieces[:cut])
+            file = self.module_file(path, module)
+            if file is not None:
+                symbol = ".".join(pieces[cut:])
+                other = self.files[file]
+                if symbol in other.functions or symbol in other.classes:
+                    return file, symbol
+                if "." not in symbol and symbol in other.imports and (file, symbol) != (path, name):
+                    return self.resolve_symbol(file, symbol)  # re-exported through __init__.py
+                return None
+        return None
+
+    def class_of(self, path: str, name: str) -> tuple[str, str] | None:
+        found = self.resolve_symbol(path, name)
+        if found and found[1] in self.files[found[0]].classes:
+            return found
+        return None
+
+    def is_module_class(self, path: str, qual: str, forward: bool = False, seen: frozenset = frozenset()) -> bool:
+        """True when the class derives from ``nn.Module``, directly or through classes of the
+        run. A base from outside the run (a library's ``PreTrainedModel``) counts as a module when
+        the class or a subclass on the way defines ``forward`` (``forward`` is the nn.Module
+        convention)."""
+        key = f"{path}\0{qual}\0{forward}"
+        if key in self._module_cache:
+            return self._module_cache[key]
+        if key in seen:
+            return False
+        summary = self.files[path]
+        info = summary.classes[qual]
+        forward = forward or "forward" in info.methods
+        answer = False
+        for base in info.bases:
+            qualified = _qualify(summary, base) or base
+            if qualified.startswith(_MODULE_BASE_PREFIXES) and not qualified.startswith("torch.nn.functional"):
+                answer = True
+            else:
+                found = self.class_of(path, base)
+                if found is not None:
+                    answer = self.is_module_class(*found, forward, seen | {key})
+                elif forward and base not in _PLAIN_BASES:
+                    answer = True
+            if answer:
+                break
+        self._module_cache[key] = answer
+        return answer
+
+    def method(self, path: str, cls: str, name: str, seen: frozenset = frozenset()) -> _Key | None:
+        """``name`` looked up on class ``cls`` and its bases of the run (a simple MRO)."""
+        info = self.files[path].classes.get(cls)
+        if info is None or (path, cls) in seen:
+            return None
+        if name in info.methods:
+            return path, info.methods[name]
+        for base in info.bases:
+            found = self.class_of(path, base)
+            if found is not None:
+                hit = self.method(*found, name, seen | {(path, cls)})
+                if hit is not None:
+                    return hit
+        return None
+
+    def attribute_class(self, path: str, cls: str, attr: str) -> _Key | None:
+        info = self.files[path].classes.get(cls)
+        while info is not None:
+            callee = info.attributes.get(attr)
+            if callee is not None:
+                return self.class_of(path, callee)
+            base = next((self.class_of(path, b) for b in info.bases if self.class_of(path, b)), None)
+            if base is None or base[0] != path:
+                return None
+            info = self.files[path].classes.get(base[1])
+        return None
+
+    def callees(self, path: str, function: _Function) -> list[_Key]:
+        """The functions of the run that ``function`` calls (as far as names resolve)."""
+        summary = self.files[path]
+        out: list[_Key] = []
+        for name in function.calls:
+            name = name.removesuffix(".forward").removesuffix(".__call__")
+            head, _, rest = name.partition(".")
+            if head in ("self", "super()") and function.cls:
+                if not rest:
+                    continue
+                attr = rest.split(".")[0]
+                if "." not in rest:
+                    if head == "self":
+                        hit = self.method(path, function.cls, attr)
+                    else:
+                        hit = self._super(path, function.cls, attr)
+                    if hit is not None:
+                        out.append(hit)
+                        continue
+                module = self.attribute_class(path, function.cls, attr)
+                if module is not None:
+                    hit = self.method(*module, "forward")
+                    if hit is not None:
+                        out.append(hit)
+                continue
+            nested = f"{function.qualname}.{name}"
+            if nested in summary.functions:
+                out.append((path, nested))
+                continue
+            found = self.resolve_symbol(path, name)
+            if found is None:
+                continue
+            file, symbol = found
+            if symbol in self.files[file].functions:
+                out.append(found)
+        return out
+
+    def _super(self, path: str, cls: str, name: str) -> _Key | None:
+        info = self.files[path].classes[cls]
+        for base in info.bases:
+            found = self.class_of(path, base)
+            if found is not None:
+                hit = self.method(*found, name)
+                if hit is not None:
+                    return hit
+        return None
+
+
+def _join_relative(pieces: list[str]) -> str:
+    return pieces[0] + ("." + ".".join(pieces[1:]) if len(pieces) > 1 else "")
+
+
+def _never_reason(project: _Project, path: str, function: _Function) -> str | None:
+    """Why ``function`` never runs compiled, from what it is, or None."""
+    for decorator in function.decorators:
+        if decorator in _DISABLE:
+            return f"@{decorator}"
+    for pattern, reason in _NEVER_NAMES:
+        if pattern.search(function.name):
+            return reason.format(name=function.name)
+    if function.cls is not None and not project.is_module_class(path, function.cls):
+        summary = project.files[path]
+        info = summary.classes[function.cls]
+        names = [info.qualname.rsplit(".", 1)[-1], *(b.rsplit(".", 1)[-1] for b in info.bases)]
+        for name in names:
+            match = _NEVER_CLASS.search(name)
+            if match:
+                kind = "configuration" if "Config" in match.group(1) else "input/output processing"
+                return f"{kind} ({info.qualname.rsplit('.', 1)[-1]})"
+    return None
+
+
+def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
+    """The :class:`FileScope` of every file of the run."""
+    project = _Project(summaries)
+    verdict: dict[_Key, tuple[str, str]] = {}
+    functions = {(p, q): f for p, s in project.files.items() for q, f in s.functions.items()}
+
+    for key, function in functions.items():
+        if PurePath(key[0]).name.startswith("convert_"):
+            verdict[key] = (NEVER, "conversion script")
+            continue
+        reason = _never_reason(project, *key[:1], function)
+        if reason is not None:
+            verdict[key] = (NEVER, reason)
+
+    # compiled roots: forwards of modules, functions handed to torch.compile
+    work: list[_Key] = []
+    for key, function in functions.items():
+        if key in verdict:
+            continue
+        path = key[0]
+        if function.name == "forward" and function.cls and project.is_module_class(path, function.cls):
+            verdict[key] = (COMPILED, f"forward of {function.cls.rsplit('.', 1)[-1]}")
+            work.append(key)
+        elif any(d in _COMPILE for d in function.decorators):
+            verdict[key] = (COMPILED, "decorated with torch.compile")
+            work.append(key)
+    for path, summary in project.files.items():
+        for owner, name in summary.compiled_names:
+            for key in _compiled_targets(project, path, owner, name):
+                if verdict.get(key, (None,))[0] is None:
+                    verdict[key] = (COMPILED, "passed to torch.compile")
+                    work.append(key)
+
+    callers: dict[_Key, set[_Key]] = {}
+    for key, function in functions.items():
+        for callee in project.callees(key[0], function):
+            if callee != key:
+                callers.setdefault(callee, set()).add(key)
+    calls: dict[_Key, set[_Key]] = {}
+    for callee, who in callers.items():
+        for caller in who:
+            calls.setdefault(caller, set()).add(callee)
+
+    while work:  # what compiled code calls is compiled
+        key = work.pop()
+        for callee in calls.get(key, ()):
+            if callee not in verdict:
+                verdict[callee] = (COMPILED, f"called from {key[1]}")
+                work.append(callee)
+
+    changed = True
+    while changed:  # helpers that only never-compiled code calls are never compiled either
+        changed = False
+        for key in functions:
+            who = callers.get(key)
+            if key in verdict or not who:
+                continue
+            if all(verdict.get(c, (None,))[0] == NEVER for c in who):
+                verdict[key] = (NEVER, f"called only from {sorted(who)[0][1]}")
+                changed = True
+
+    oblivious = any(s.size_oblivious for s in project.files.values())
+    single = any(s.single_graph for s in project.files.values())
+    out: dict[str, FileScope] = {}
+    for path, summary in project.files.items():
+        regions: list[tuple[int, int, str, str]] = []
+        every = [*summary.functions.items(), *((f.qualname, f) for f in summary.shadowed)]
+        for qual, function in sorted(every, key=lambda kv: (kv[1].start, -kv[1].end)):
+            scope, reason = verdict.get((path, qual), (None, ""))
+            if scope is None:
+                scope, reason = _inherited(regions, function) or (UNKNOWN, "no compiled caller found")
+            regions.append((function.start, function.end, scope, reason))
+            regions.extend((s, e, NEVER, why) for s, e, why in function.regions)
+        regions.sort(key=lambda r: (r[0], -r[1]))
+        out[path] = FileScope(tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single)
+    return out
+
+
+def _inherited(regions: list[tuple[int, int, str, str]], function: _Function) -> tuple[str, str] | None:
+    """A nested function runs where its enclosing function runs."""
+    for start, end, scope, reason in reversed(regions):
+        if start <= function.start and function.end <= end and scope != UNKNOWN:
+            return scope, reason
+    return None
+
+
+def _compiled_targets(project: _Project, path: str, owner: str, name: str) -> list[_Key]:
+    """The functions ``torch.compile(name)`` (written in function ``owner``) compiles."""
+    summary = project.files[path]
+    name = name.removesuffix(".forward")
+    if name.startswith("self.") and owner:
+        cls = owner.rsplit(".", 1)[0]
+        if cls in summary.classes:
+            attr = name[5:]
+            hit = project.method(path, cls, attr)
+            if hit is not None:
+                return [hit]
+            module = project.attribute_class(path, cls, attr)
+            forward = project.method(*module, "forward") if module else None
+            return [forward] if forward else []
+        return []
+    callee = summary.instances.get(name, name)
+    found = project.resolve_symbol(path, callee)
+    if found is None:
+        return []
+    file, symbol = found
+    if symbol in project.files[file].classes:  # torch.compile(model) with model = Net(...)
+        forward = project.method(file, symbol, "forward")
+        return [forward] if forward else []
+    return [found]
+
+
+def scope_for_file(path: str, tree: ast.Module) -> FileScope:
+    """The scope of one file linted on its own (no project index)."""
+    return classify([summarize(path, tree)])[path]

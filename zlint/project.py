@@ -1,0 +1,135 @@
+"""The project index: one cheap ``ast`` pass over every file of a run, before linting.
+
+It answers, per file, where its code runs under ``torch.compile`` and whether the run enables a
+single-graph mode (:mod:`zlint.facts.project_scope`). Workers receive only the small per-file
+answer (:class:`FileScope`), which is also part of the file's cache key. With a cache directory,
+each file's summary is kept by the hash of its bytes, so a warm run parses only changed files.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from zlint.atomic import atomic_write
+from zlint.engine import SourceError, decode_source, read_source
+from zlint.facts.project_scope import FileScope, FileSummary, _Class, _Function, classify, summarize
+from zlint.source import MAX_FILE_BYTES
+
+
+class ProjectIndex:
+    """The compiled scope of every file of one run."""
+
+    def __init__(self, scopes: dict[str, FileScope]) -> None:
+        self._scopes = scopes
+
+    @classmethod
+    def build(cls, paths: Iterable[str], cache_file: Path | None = None) -> ProjectIndex:
+        """Summarize each readable, parseable file; files that fail are linted (and reported)
+        on their own later, so here they are simply left out. ``cache_file`` keeps the summaries,
+        and the answer for the last set of files, between runs."""
+        stored = _load(cache_file) if cache_file is not None else {}
+        keys: dict[str, tuple[str, bytes]] = {}
+        for path in paths:
+            data = read_source(path)
+            if isinstance(data, bytes) and len(data) <= MAX_FILE_BYTES:
+                key = hashlib.sha256(path.encode("utf-8", "surrogatepass") + b"\0" + data).hexdigest()
+                keys[key] = (path, data)
+        run = hashlib.sha256("\0".join(keys).encode()).hexdigest()
+        answer = stored.get(_ANSWER)
+        if isinstance(answer, dict) and answer.get("run") == run:  # the same files as last time
+            scopes = _decode_scopes(answer.get("scopes"))
+            if scopes is not None:
+                return cls(scopes)
+        kept: dict[str, object] = {}
+        summaries: list[FileSummary] = []
+        for key, (path, data) in keys.items():
+            entry = stored.get(key)
+            summary = _decode(entry) if entry is not None else None
+            if summary is None:
+                tree = _tree(path, data)
+                if tree is None:
+                    continue
+                summary = summarize(path, tree)
+            kept[key] = _encode(summary)
+            summaries.append(summary)
+        scopes = classify(summaries)
+        if cache_file is not None:
+            kept[_ANSWER] = {"run": run, "scopes": {p: dataclasses.astuple(s) for p, s in scopes.items()}}
+            try:
+                cache_file.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(cache_file, json.dumps(kept, separators=(",", ":")).encode("utf-8"))
+            except OSError:
+                pass  # a read-only disk must not fail the lint
+        return cls(scopes)
+
+    def scope_of(self, path: str) -> FileScope | None:
+        """The file's scope, or None when the file was not indexed (the engine then computes it
+        from the file alone)."""
+        return self._scopes.get(path)
+
+
+_ANSWER = "answer"  # the cache entry holding the scopes of the last run's files
+
+
+def _decode_scopes(data: object) -> dict[str, FileScope] | None:
+    try:
+        assert isinstance(data, dict)
+        return {
+            path: FileScope(tuple(tuple(r) for r in regions), *flags)
+            for path, (regions, *flags) in data.items()
+        }
+    except (AssertionError, TypeError, ValueError):
+        return None
+
+
+def _tree(path: str, data: bytes) -> ast.Module | None:
+    try:
+        return ast.parse(decode_source(data), filename=path)
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _encode(summary: FileSummary) -> dict:
+    data = dataclasses.asdict(summary)
+    for function in [*data["functions"].values(), *data["shadowed"]]:
+        function["calls"] = sorted(function["calls"])
+    return data
+
+
+def _decode(data: object) -> FileSummary | None:
+    """A stored summary, or None when it does not have the shape this version writes."""
+    try:
+        assert isinstance(data, dict)
+        functions = {}
+        for qual, f in data["functions"].items():
+            function = _Function(**{**f, "calls": set(f["calls"]), "regions": [tuple(r) for r in f["regions"]]})
+            functions[qual] = function
+        classes = {qual: _Class(**c) for qual, c in data["classes"].items()}
+        shadowed = [
+            _Function(**{**f, "calls": set(f["calls"]), "regions": [tuple(r) for r in f["regions"]]})
+            for f in data["shadowed"]
+        ]
+        return FileSummary(
+            **{
+                **data,
+                "functions": functions,
+                "classes": classes,
+                "shadowed": shadowed,
+                "compiled_names": [tuple(pair) for pair in data["compiled_names"]],
+            }
+        )
+    except (AssertionError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _load(cache_file: Path) -> dict[str, object]:
+    try:
+        loaded = json.loads(cache_file.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
