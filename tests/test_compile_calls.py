@@ -16,7 +16,7 @@ from zlint.settings import ConfigError, Settings, settings_from_table
 ZL41 = Settings(select=("ZL41",))
 DEFAULT = Settings()
 
-# The recipe from a popular article, as a new user pastes it (issue 8).
+# The recipe from a popular article, as a new user pastes it.
 RECIPE = """\
 import torch
 

@@ -21,7 +21,7 @@ def atomic_write(path: str | Path, data: bytes, expected: bytes | None = None) -
     """Replace ``path`` with ``data`` atomically; if ``expected`` is given, only when the file
     still holds exactly those bytes."""
     # through symlinks: replacing the link itself would turn it into a copy and leave the real
-    # file unchanged (issue 7)
+    # file unchanged
     target = Path(os.path.realpath(path))
     if expected is not None:
         try:

@@ -59,7 +59,7 @@ class SourceError(Exception):
 
 def decode_source(data: bytes) -> str:
     """Decode like Python does (BOM, PEP 263 cookie, default UTF-8), with one-line errors."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # say why, not "null bytes" (issue 7)
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # say why, not "null bytes"
         raise SourceError(
             "UTF-16 or UTF-32 (byte order mark at offset 0): Python source must be UTF-8 or declare its encoding"
         )
@@ -116,7 +116,7 @@ def _failing_rule(exc: BaseException) -> str:
 
 
 def _never_raises(lint):
-    """Issue 7: whatever fails inside, linting a file ends in a FileResult, never an exception
+    """Whatever fails inside, linting a file ends in a FileResult, never an exception
     that would take the other files down; the error names what failed, on one line."""
 
     @functools.wraps(lint)
@@ -174,9 +174,9 @@ def _parse_and_run(
     except RecursionError:
         return FileError(path, "too deeply nested to analyse")
     except Exception as exc:  # a bug in a rule must not take the other files down
-        if caused_by_recursion(exc):  # LibCST can turn a RecursionError into a KeyError (issue 7)
+        if caused_by_recursion(exc):  # LibCST can turn a RecursionError into a KeyError
             return FileError(path, "too deeply nested to analyse")
-        # exception_summary: one short line, even when str(exc) itself fails (issue 7)
+        # exception_summary: one short line, even when str(exc) itself fails
         return FileError(path, f"internal error in {_failing_rule(exc)}: {exception_summary(exc)} (please report)")
 
 
@@ -199,13 +199,13 @@ def lint_source(
     settings = settings or Settings()
     result = FileResult(path)
     try:
-        if len(source) > MAX_FILE_BYTES:  # bounded time and memory (issue 7)
+        if len(source) > MAX_FILE_BYTES:  # bounded time and memory
             raise SourceError(too_large(len(source)))
         text = decode_source(source) if isinstance(source, bytes) else source
         if "\x00" in text:
             raise SourceError("source contains null bytes")
         tree = check_syntax(text, path)
-        # LibCST's native parser segfaults on very deep nesting that ``ast`` accepts (issue 7)
+        # LibCST's native parser segfaults on very deep nesting that ``ast`` accepts
         if nesting_depth(tree, text) > MAX_NESTING:
             raise SourceError(f"too deeply nested to lint (more than {MAX_NESTING} levels)")
     except SourceError as exc:
@@ -247,7 +247,7 @@ def read_source(path: str | Path) -> bytes | FileResult:
     """A file's bytes, or a FileResult with the one-line reason it cannot be read."""
     name = str(path)
     try:
-        return read_regular_file(path)  # never blocks on a FIFO (issue 7)
+        return read_regular_file(path)  # never blocks on a FIFO
     except UnreadableFile as exc:
         return FileResult(name, error=FileError(name, str(exc)))
     except IsADirectoryError:
