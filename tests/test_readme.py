@@ -49,8 +49,10 @@ def test_ci_runs_the_readme_test_command():
     test_command = next(c for c in _commands() if "pytest" in c)
     ci = (ROOT / ".ci" / "run").read_text()
     # the README's one-liner, step by step, is what CI runs
+    lines = [line.strip() for line in ci.splitlines()]
     for step in test_command.split(" && ")[2:]:
-        assert step.strip() in ci, step
+        assert step.strip() in lines, step
+    assert lines[-1] == test_command.split(" && ")[-1].strip(), "CI ends with the README's test run"
 
 
 def test_quick_start_sets_up_like_ci_then_verifies_the_examples():
