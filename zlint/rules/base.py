@@ -44,6 +44,9 @@ class FileContext:
     #: the enclosing FunctionDef nodes, innermost last (maintained by ScopeTracker)
     functions: list[cst.FunctionDef] = field(default_factory=list)
     _static_dims: dict[int, StaticDims] = field(default_factory=dict, repr=False)
+    #: the non-static atoms of each condition (``BranchRule``): worked out by the first rule
+    #: that meets the condition, read by the others (ZL101-ZL104, ZL209, ZL303 share them)
+    condition_atoms: dict[int, tuple] = field(default_factory=dict, repr=False)
     #: the module's MetadataWrapper and, once resolved, its positions (see :meth:`position`)
     wrapper: MetadataWrapper | None = field(default=None, repr=False)
     positions: Mapping[cst.CSTNode, CodeRange] | None = field(default=None, repr=False)

@@ -42,10 +42,18 @@ class BranchRule(Rule):
             self.report(node, message, tier=tier)
 
     def _condition(self, expr: cst.BaseExpression, where: Where) -> None:
-        for atom in condition_atoms(expr):
-            fact = self.fact(atom)
-            if not self._static(atom, fact):
-                self.check_atom(atom, fact, where)
+        for atom, fact in self._atoms(expr):
+            self.check_atom(atom, fact, where)
+
+    def _atoms(self, expr: cst.BaseExpression) -> tuple[tuple[cst.BaseExpression, Fact | None], ...]:
+        """The condition's atoms that are not declared static, with their facts: a shared
+        analysis, computed once per condition for every branch rule of the batch."""
+        shared = self.context.condition_atoms
+        found = shared.get(id(expr))
+        if found is None:
+            pairs = ((atom, self.fact(atom)) for atom in condition_atoms(expr))
+            found = shared[id(expr)] = tuple((a, f) for a, f in pairs if not self._static(a, f))
+        return found
 
     def _static(self, atom: cst.BaseExpression, fact: Fact | None) -> bool:
         """Every size in the atom is a dim the annotations or settings declare static."""
