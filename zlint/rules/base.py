@@ -20,6 +20,7 @@ from zlint.diagnostics import Diagnostic, Fix
 from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
 from zlint.facts.dynamic_dims import StaticDims
 from zlint.facts.imports import ImportMap
+from zlint.facts.loops import LoopFacts
 from zlint.facts.size_facts import Fact, Kind, SizeFactsProvider
 from zlint.positions import StatementPositions
 
@@ -62,6 +63,11 @@ class FileContext:
     def compiled_scope(self) -> CompiledScope:
         """What this file compiles; computed on first use, once per file."""
         return compute_compiled_scope(self.module)
+
+    @cached_property
+    def loops(self) -> LoopFacts:
+        """The loop state of the traversal (ZL401, ZL403, ZL404 share it)."""
+        return LoopFacts(self.module, self.imports)
 
     def static_dims(self) -> StaticDims | None:
         """What the innermost function's annotations and the settings say is static."""

@@ -7,46 +7,17 @@ with ``mark_dynamic`` & co, the current statement and its indentation (for fixes
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import libcst as cst
 
 from zlint.facts.compiled_scope import CompileSite
-from zlint.facts.dynamic_dims import int_literal, mark_kind
 from zlint.facts.imports import dotted_name
+from zlint.facts.loops import Frame, LoopFacts, Mark
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
 
 _NON_TENSOR_KINDS = (Kind.SIZE, Kind.RANK, Kind.PREDICATE, Kind.SHAPE, Kind.STATIC)
-# torch factories whose sizes are their positional int arguments
-_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange"})
 
-
-@dataclass
-class Mark:
-    kind: str  # mark_dynamic / maybe_mark_dynamic / mark_unbacked
-    call: cst.Call
-    target: str  # the marked expression's code
-    dim: int | None
-
-
-@dataclass
-class Frame:
-    loops: list[cst.CSTNode] = field(default_factory=list)
-    varying: set[str] = field(default_factory=set)
-    #: names assigned in a loop from a torch factory with literal sizes: same size every time
-    fixed_size: set[str] = field(default_factory=set)
-    marks: list[Mark] = field(default_factory=list)
-
-
-def _names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value)
-    return []
+__all__ = ["CompiledCallRule", "Frame", "Mark", "root_name"]
 
 
 def root_name(expr: cst.BaseExpression) -> str | None:
@@ -57,13 +28,15 @@ def root_name(expr: cst.BaseExpression) -> str | None:
 
 
 class CompiledCallRule(Rule):
-    """Calls :meth:`compiled_call` for each call to a callable compiled in this file."""
+    """Calls :meth:`compiled_call` for each call to a callable compiled in this file.
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self.frames: list[Frame] = [Frame()]
-        self.statements: list[cst.SimpleStatementLine] = []
-        self.indents: list[str] = []
+    The loop state (:mod:`zlint.facts.loops`) is one shared fact of the file: every rule of
+    this kind forwards its traversal events to it, and each event takes effect once.
+    """
+
+    @property
+    def loops(self) -> LoopFacts:
+        return self.context.loops
 
     # -- hooks --------------------------------------------------------------------------
     def compiled_call(self, call: cst.Call, site: CompileSite, frame: Frame) -> None:
@@ -96,78 +69,54 @@ class CompiledCallRule(Rule):
         return out
 
     def statement_of(self, call: cst.Call) -> cst.SimpleStatementLine | None:
-        return self.statements[-1] if self.statements else None
+        statements = self.loops.statements
+        return statements[-1] if statements else None
+
+    @property
+    def indents(self) -> list:
+        return self.loops.indents
 
     @property
     def indent(self) -> str:
-        return "".join(self.indents)
+        return self.loops.indent
 
-    # -- traversal ----------------------------------------------------------------------
+    # -- traversal: forwarded to the shared loop facts ------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.frames.append(Frame())
+        self.loops.enter_function(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.frames.pop()
+        self.loops.leave_function(original_node)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.indents.append(self.context.module.default_indent if node.indent is None else node.indent)
+        self.loops.enter_block(node)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
-        self.indents.pop()
+        self.loops.leave_block(original_node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.statements.append(node)
+        self.loops.enter_statement(node)
 
     def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
-        self.statements.pop()
+        self.loops.leave_statement(original_node)
 
     def visit_For_body(self, node: cst.For) -> None:
-        frame = self.frames[-1]
-        frame.loops.append(node)
-        frame.varying.update(_names(node.target))
+        self.loops.enter_loop(node)
 
     def leave_For_body(self, node: cst.For) -> None:
-        self.frames[-1].loops.pop()
+        self.loops.leave_loop(node)
 
     def visit_While_body(self, node: cst.While) -> None:
-        self.frames[-1].loops.append(node)
+        self.loops.enter_loop(node)
 
     def leave_While_body(self, node: cst.While) -> None:
-        self.frames[-1].loops.pop()
+        self.loops.leave_loop(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        frame = self.frames[-1]
-        if not frame.loops:
-            return
-        names = [n for t in node.targets for n in _names(t.target)]
-        frame.varying.update(names)
-        if self._literal_sized_factory(node.value):
-            frame.fixed_size.update(names)
-        else:
-            frame.fixed_size.difference_update(names)
-
-    def _literal_sized_factory(self, value: cst.BaseExpression) -> bool:
-        if not isinstance(value, cst.Call):
-            return False
-        qual = self.context.imports.qualify(value.func) or ""
-        if not qual.startswith("torch.") or qual.rsplit(".", 1)[-1] not in _FACTORIES:
-            return False
-        positional = [a.value for a in value.args if a.keyword is None]
-        sizes = positional[0].elements if positional and isinstance(positional[0], (cst.Tuple, cst.List)) else positional
-        sizes = [s.value if isinstance(s, cst.Element) else s for s in sizes]
-        return bool(sizes) and all(int_literal(s) is not None for s in sizes)
+        self.loops.assign(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        frame = self.frames[-1]
-        kind = mark_kind(self.context.imports.qualify(node.func))
-        if kind is not None:
-            positional = [a.value for a in node.args if a.keyword is None and not a.star]
-            if positional:
-                dim = int_literal(positional[1]) if len(positional) > 1 else None
-                frame.marks.append(Mark(kind, node, self.text_of(positional[0]), dim))
-            return
-        if dotted_name(node.func) is None:
+        if self.loops.call(node) or dotted_name(node.func) is None:
             return
         site = self.context.compiled_scope.site_for_call(node.func, self.context.function)
         if site is not None:
-            self.compiled_call(node, site, frame)
+            self.compiled_call(node, site, self.loops.frame)
