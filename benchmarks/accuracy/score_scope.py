@@ -82,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     truth = json.loads(TRUTH.read_text())["functions"]
     files = sorted({row["path"] for row in truth})
     extra = ["--scope", "all"] if "--scope" in zlint(["--help"]).stdout else []
-    proc = zlint(["--format", "json", "--no-cache", "--exit-zero", "--select", "ALL", *extra, *(str(args.corpus / f) for f in files)])
+    paths = [str(args.corpus / f) for f in files]
+    proc = zlint(["--format", "json", "--no-cache", "--exit-zero", "--select", "ALL", *extra, *paths])
     if proc.returncode not in (0, 1):
         raise SystemExit(f"zlint failed ({proc.returncode}): {proc.stderr[-2000:]}")
     seen: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         if key not in seen:
             hit = direct.get((str(args.corpus / row["path"]), row["function"]))
             if hit is None:
-                rows.append(f"  unmeasured  {row['path']}::{row['function']} (truth {row['scope']}; no finding carries a scope)")
+                rows.append(f"  unmeasured  {row['path']}::{row['function']} (truth {row['scope']}; no scope known)")
                 table.append((row, "-", "", False))
                 continue
             seen[key], reasons[key], source = {hit[0]}, hit[1], "classifier"
@@ -112,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         agree += ok
         table.append((row, got, source, ok))
         if not ok:
-            rows.append(f"  WRONG       {row['path']}::{row['function']}: truth {row['scope']}, zlint {got} ({reasons[key]!r}, from {source}); why: {row['why']}")
+            rows.append(f"  WRONG       {row['path']}::{row['function']}: truth {row['scope']}, zlint {got} "
+                        f"({reasons[key]!r}, from {source}); why: {row['why']}")
     print(f"scope flag: {' '.join(extra) or '(none: this zlint has no --scope)'}")
     by_classifier = sum(1 for _, _, source, _ in table if source == "classifier")
     print(f"functions: {len(truth)}, measured: {measured} ({by_classifier} without findings, by the classifier), "
