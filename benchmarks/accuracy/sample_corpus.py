@@ -11,6 +11,7 @@ Usage (from the repository root)::
 
     python benchmarks/accuracy/sample_corpus.py                 # full corpus, N=100, seed 12
     python benchmarks/accuracy/sample_corpus.py --every 20      # a slice, for a quick test
+    python benchmarks/accuracy/sample_corpus.py --scope all     # also findings in never-compiled code
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def write_review(sample: list[dict], out: Path, corpus: Path, header: str) -> No
     for k, item in enumerate(sample, 1):
         row = item["location"]["row"]
         lines += [
-            f"## {k}. `{short(item['filename'], corpus)}:{row}` {item['code']} in `{item.get('function') or '<module>'}`",
+            f"## {k}. `{short(item['filename'], corpus)}:{row}` {item['code']} "
+            f"in `{item.get('function') or '<module>'}`",
             "",
             f"> {item['message']}",
             "",
@@ -104,20 +106,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=HERE / "corpus_sample.md")
+    parser.add_argument("--scope", choices=("default", "all"), help="pass --scope to zlint (default: zlint's own)")
     args = parser.parse_args(argv)
     files = corpus_files(args.corpus, args.every)
     started = time.monotonic()
-    findings = lint(files, args.jobs, [])
+    findings = lint(files, args.jobs, ["--scope", args.scope] if args.scope else [])
     seconds = time.monotonic() - started
     findings.sort(key=lambda f: (f["filename"], f["location"]["row"], f["location"]["column"], f["code"]))
     sample = random.Random(args.seed).sample(findings, min(args.n, len(findings)))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    commit = git.stdout.strip()
     header = (
         f"zlint commit `{commit}`; {len(files)} files (every {args.every}-th of {', '.join(PACKAGES)} under "
         f"`{args.corpus}`); {len(findings)} findings of the default rules in {seconds:.0f}s; sample of "
         f"{len(sample)} drawn with `random.Random({args.seed}).sample` from the findings sorted by file, "
         f"line, column, code. Command: `python benchmarks/accuracy/sample_corpus.py --every {args.every} "
-        f"--n {args.n} --seed {args.seed} --jobs {args.jobs}`."
+        f"--n {args.n} --seed {args.seed} --jobs {args.jobs}{' --scope ' + args.scope if args.scope else ''}`."
     )
     write_review(sample, args.out, args.corpus, header)
     print(f"{len(files)} files, {len(findings)} findings, {len(sample)} sampled -> {args.out} ({seconds:.0f}s)")
