@@ -319,3 +319,39 @@ class Pipe:
             pass
 """
     assert codes_at(code) == []
+
+
+ROTARY = """\
+import torch
+from torch import nn
+
+class Rotary(nn.Module):
+    def forward(self, x):
+        return x.cos(), x.sin()
+
+class Plain(nn.Module):
+    def forward(self, x):
+        if x is None:
+            return x
+        return x * 2
+
+class Vision(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rotary = Rotary()
+        self.plain = Plain()
+
+    def forward(self, h: torch.Tensor):
+        emb = self.rotary(h)
+        out = self.plain(h)
+        use(emb, out)
+"""
+
+
+def test_a_submodule_whose_forward_returns_a_tuple_gives_a_tuple_of_tensors():
+    found = facts(ROTARY)
+    # iterating the tuple walks two tensors, not a tensor's first dim
+    assert found["emb"] is Kind.TENSORS and found["out"] is Kind.TENSOR
+    iterate = ROTARY.replace("        use(emb, out)\n", "        for e in emb:\n            h = h + e\n        return h\n")
+    assert [c for *_, c in codes_at(iterate) if c == "ZL202"] == []
+    assert [c for *_, c in codes_at(iterate.replace("in emb", "in out")) if c == "ZL202"] == ["ZL202"]

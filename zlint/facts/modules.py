@@ -42,6 +42,8 @@ class ClassFacts:
     #: "module" (another class instantiated: a tensor when called with a tensor)
     layers: dict[str, str] = field(default_factory=dict)
     parameters: frozenset[str] = frozenset()
+    #: attr -> the simple name of the class a "module" attribute instantiates (``Block``)
+    classes: dict[str, str] = field(default_factory=dict)
 
 
 def layer_kind(qualified: str | None) -> str | None:
@@ -81,18 +83,21 @@ def class_facts(node: cst.ClassDef, qualify: Callable[[cst.BaseExpression], str 
     """Reads the assignments to ``self.<attr>`` and the buffer registrations of ``node``."""
     layers: dict[str, str] = {}
     parameters: set[str] = set()
+    classes: dict[str, str] = {}
     todo: list[cst.CSTNode] = [node.body]
     while todo:
         current = todo.pop()
         if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for statement in current.body:
-                _read(statement, qualify, layers, parameters)
+                _read(statement, qualify, layers, parameters, classes)
         elif isinstance(current, _BLOCKS) and not isinstance(current, cst.ClassDef):
             todo.extend(_statement_children(current))
-    return ClassFacts(layers, frozenset(parameters))
+    return ClassFacts(layers, frozenset(parameters), classes)
 
 
-def _read(statement: cst.BaseSmallStatement, qualify, layers: dict[str, str], parameters: set[str]) -> None:
+def _read(
+    statement: cst.BaseSmallStatement, qualify, layers: dict[str, str], parameters: set[str], classes: dict[str, str]
+) -> None:
     if isinstance(statement, cst.Assign):
         pairs = [(t.target, statement.value) for t in statement.targets]
     elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
@@ -122,5 +127,7 @@ def _read(statement: cst.BaseSmallStatement, qualify, layers: dict[str, str], pa
         kind = layer_kind(qual)
         if kind is None and _instantiates_module(value.func, qual):
             kind = "module"  # self.block = Block(...): a tensor when called on a tensor
+            func = value.func
+            classes[attr] = func.attr.value if isinstance(func, cst.Attribute) else func.value
         if kind is not None:
             layers[attr] = kind

@@ -257,6 +257,18 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
             return True
         return node.value is root and bool(self._classes) and attr in self._classes[-1][1].parameters
 
+    def _forward_returns_tuple(self, attr: str) -> bool:
+        """``self.rotary(x)`` where the attribute's class is in this module and its ``forward``
+        returns only tuple literals (``return cos, sin``): the call gives a tuple of tensors."""
+        if not self._classes or self._index is None:
+            return False
+        name = self._classes[-1][1].classes.get(attr)
+        forward = self._index.methods.get(name, {}).get("forward") if name else None
+        if forward is None:
+            return False
+        values = self._index.returns(forward)
+        return bool(values) and all(isinstance(v, cst.Tuple) and len(v.elements) > 1 for v in values)
+
     def _is_module_call(self, node: cst.BaseExpression) -> bool:
         """``self.block(x)`` where ``self.block`` holds a module of a class zlint does not know."""
         return isinstance(node, cst.Call) and self._layer_of(node.func) == "module"
@@ -590,7 +602,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                 layer = self._layer_of(func)
                 if layer == "module":
                     if any(self._kind(a.value) is Kind.TENSOR for a in positional):
-                        return TENSOR
+                        return TENSORS if self._forward_returns_tuple(func.attr.value) else TENSOR
                 elif layer is not None:
                     return self._tensor_with_dims(
                         frozenset({1}) if layer == "channels" else frozenset({-1}) if layer == "features" else frozenset()
