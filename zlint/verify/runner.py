@@ -74,22 +74,6 @@ def examples_files(paths: Iterable[str], configured: Iterable[str] = ()) -> list
     return list(dict.fromkeys(found))
 
 
-def configured_examples(config_path: Path | None) -> list[str]:
-    """``examples = [...]`` from ``[tool.zlint.verify]`` (paths relative to that pyproject.toml)."""
-    if config_path is None:
-        return []
-    from zlint.settings import ConfigError, tomllib
-
-    try:
-        table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("tool", {}).get("zlint", {}).get("verify", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return []
-    value = table.get("examples", []) if isinstance(table, dict) else []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(str(config_path), "[tool.zlint.verify] examples must be a list of file paths")
-    return [str((config_path.parent / v).resolve()) for v in value]
-
-
 MAX_THRESHOLD = 4096
 #: backed_size_oblivious assumes sizes >= 2: on torch 2.13 some ops fail to compile at size 0/1
 UNSOUND_MODE = "backed_size_oblivious"
@@ -545,16 +529,9 @@ def fails(d: Diagnostic, strict: bool = False) -> bool:
 def run_from_cli(options: VerifyOptions, diagnostics: list[Diagnostic], linted: list) -> list[Diagnostic] | str:
     """The CLI's ``--verify`` step; returns the verified diagnostics or a one-line error."""
     from zlint import verify as verify_package
-    from zlint.settings import ConfigError
-
     if not verify_package.torch_available():
         return "--verify needs torch; install the extra: pip install 'zlint[verify]'"
-    configured: list[str] = list(options.configured_examples)
-    try:
-        for config in {s.config_path for _, s in linted if s.config_path is not None}:
-            configured += configured_examples(config)
-    except ConfigError as exc:
-        return f"{exc.path}: {exc}"
+    configured = list(options.configured_examples)  # [tool.zlint.verify] examples, from the settings
     missing = [f for f in configured if not os.path.isfile(f)]
     if missing:
         return f"[tool.zlint.verify] examples: no such file: {missing[0]}"
