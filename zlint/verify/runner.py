@@ -18,8 +18,9 @@ from zlint import noqa
 from zlint.diagnostics import Diagnostic
 from zlint.verify.evidence import (
     COMPILE_ERROR, CONFIRMED, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, GUARDED, MISMATCH, MODES, NOT_OBSERVED,
-    RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport,
+    RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport, is_mode_caveat,
 )
+from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
 from zlint.verify.sites import CALLSITE_CODES, callsite_status, is_caller
 
@@ -75,26 +76,6 @@ def examples_files(paths: Iterable[str], configured: Iterable[str] = ()) -> list
 
 
 MAX_THRESHOLD = 4096
-#: backed_size_oblivious assumes sizes >= 2: on torch 2.13 some ops fail to compile at size 0/1
-UNSOUND_MODE = "backed_size_oblivious"
-
-
-def is_mode_caveat(e: Evidence) -> bool:
-    """Effects that say a single-graph mode does not fit torch's own ops here, not that the code
-    branches on sizes: a compile failure at size 0/1 under backed_size_oblivious (torch 2.13 fails
-    on ``split``, 3-D views and SDPA there) and data-dependent guards raised inside torch ops under
-    mark_unbacked/backed_size_oblivious. Reported as caveats; wrong results never are."""
-    if e.kind == MISMATCH:
-        return False
-    if e.inside_torch and e.kind in (GUARD, SPECIALIZATION, RECOMPILE):
-        return True  # a 0/1 pin inside matmul/bmm/group_norm/t(): the op's, not the user's line
-    if e.mode == "default":
-        return False
-    if e.mode == UNSOUND_MODE and e.kind == COMPILE_ERROR and set(e.sizes) <= {0, 1}:
-        return True
-    return e.kind in (GRAPH_BREAK, DATA_DEPENDENT, COMPILE_ERROR) and e.inside_torch
-
-
 def caveats(report: FunctionReport) -> list[str]:
     """One line per effect that :func:`is_mode_caveat` sets aside."""
     out = []
@@ -167,14 +148,6 @@ _COSTS = {
     COMPILE_ERROR: "compile error", GRAPH_BREAK: "graph break", RECOMPILE: "recompile",
     SPECIALIZATION: "size pinned (a graph per value)", GUARD: "extra graphs",
 }
-
-
-def _costly(e: Evidence, report: FunctionReport) -> bool:
-    """Evidence that costs something: anything but a plain guard, and a plain guard only in a
-    mode that compiled more graphs than a trivial function (whose baseline compiled everywhere)."""
-    if e.kind != GUARD:
-        return True
-    return any(r.mode == e.mode and not r.skipped and r.extra_graphs for r in report.runs)
 
 
 def cost_of(found: list[Evidence], report: FunctionReport) -> str:
