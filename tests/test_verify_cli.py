@@ -220,9 +220,10 @@ def test_cuda_inductor_confirms_the_range_loop(project):
 def test_configured_examples_are_resolved_by_the_settings(tmp_path):
     from zlint.settings import ConfigError, settings_from_table
 
-    settings = settings_from_table({"verify": {"examples": ["inputs/ex.py"]}}, str(tmp_path / "pyproject.toml"), tmp_path)
+    config = str(tmp_path / "pyproject.toml")
+    settings = settings_from_table({"verify": {"examples": ["inputs/ex.py"]}}, config, tmp_path)
     assert settings.verify_examples == (str((tmp_path / "inputs" / "ex.py").resolve()),)
-    assert settings_from_table({"verify": {}}, str(tmp_path / "pyproject.toml"), tmp_path).verify_examples == ()
+    assert settings_from_table({"verify": {}}, config, tmp_path).verify_examples == ()
     for bad in ("ex.py", [1], {"a": "b"}):
         with pytest.raises(ConfigError, match=r"^\[tool.zlint.verify\] examples must be a list of file paths$"):
             settings_from_table({"verify": {"examples": bad}}, "pyproject.toml", tmp_path)
@@ -246,4 +247,5 @@ def test_configured_examples_file_that_does_not_exist_is_an_error(tmp_path):
     (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
     proc = run_zlint("--verify", "model.py", cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"zlint: error: [tool.zlint.verify] examples: no such file: {(tmp_path / 'nope.py').resolve()}"
+    missing = (tmp_path / "nope.py").resolve()
+    assert proc.stderr.strip() == f"zlint: error: [tool.zlint.verify] examples: no such file: {missing}"

@@ -181,3 +181,18 @@ def test_a_layer_with_required_widths_is_built_and_its_first_conv_sets_the_rank(
     # an unannotated ``block`` is not a number to guess: no instance, and why
     with pytest.raises(Unverifiable, match=r"^method of Block, which Block\(\) cannot build \(TypeError: "):
         build(str(path), "Block.forward", [])
+
+
+def test_an_asserted_rank_is_the_rank():
+    plan = _plan(
+        """\
+        def block(x, y, z, w):
+            torch._assert(x.dim() == 3, "want (batch, seq, dim)")
+            assert y.ndim == 4
+            assert z.dim() >= 3  # a bound, not a rank
+            if w.dim() == 3:  # a branch, not an assertion
+                w = w.flatten(1)
+            return x, y, z, w
+        """
+    )
+    assert _shapes(plan) == {"x": (3, "float"), "y": (4, "float"), "z": (2, "float"), "w": (2, "float")}

@@ -115,25 +115,26 @@ def _make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
 #: size of every input dim the sweep does not drive, so a built layer's widths match its inputs
 _WIDTH_WORDS = ("dim", "channel", "chs", "feature", "planes", "inp", "oup", "hidden", "width", "heads", "size")
 #: required ``__init__`` parameters whose neutral value is 1 (a factor or step, not a width)
-_UNIT_WORDS = ("stride", "group", "dilation", "ratio", "expand", "scale", "prob", "rate")
+_UNIT_WORDS = ("stride", "group", "dilation", "ratio", "expand", "scale", "rate")
+#: ... and those whose neutral value is 0 (a dropout or stochastic-depth probability)
+_ZERO_WORDS = ("drop", "prob")
 
 
 def _guessed_value(param: inspect.Parameter) -> tuple[bool, Any]:
     """A value for one required ``__init__`` parameter, from its annotation and name, if any."""
     annotation = param.annotation
     name = param.name.lower()
-    unit = any(w in name for w in _UNIT_WORDS)
+    zero = any(w in name for w in _ZERO_WORDS)
+    value = 0 if zero else 1 if any(w in name for w in _UNIT_WORDS) else FIXED
     if annotation is inspect.Parameter.empty:
-        if not unit and not any(w in name for w in _WIDTH_WORDS):
+        if value == FIXED and not any(w in name for w in _WIDTH_WORDS):
             return False, None  # an unannotated ``block`` or ``layers`` is not a number to guess
-        return True, 1 if unit else FIXED
+        return True, value
     kind = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
     if kind == "bool":
         return True, False
-    if kind == "int":
-        return True, 1 if unit else FIXED
-    if kind == "float":
-        return True, 1.0 if unit else float(FIXED)
+    if kind in ("int", "float"):
+        return True, float(value) if kind == "float" else value
     return False, None
 
 

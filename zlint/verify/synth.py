@@ -247,6 +247,22 @@ class _Usage(ast.NodeVisitor):
                     self.size_names[target.id] = refs
         self.generic_visit(node)
 
+    def _asserted_rank(self, test: ast.expr) -> None:
+        """``assert x.dim() == 3`` / ``torch._assert(x.ndim == 3, ...)``: x has exactly that rank."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+            return
+        left, rank = test.left, _int_index(test.comparators[0])
+        if isinstance(left, ast.Call) and not left.args and not left.keywords:
+            left = left.func if isinstance(left.func, ast.Attribute) and left.func.attr == "dim" else None
+        elif not (isinstance(left, ast.Attribute) and left.attr == "ndim"):
+            left = None
+        if left is not None and isinstance(left.value, ast.Name) and left.value.id in self.params and rank:
+            self.exact_rank.setdefault(left.value.id, rank)
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        self._asserted_rank(node.test)
+        self.generic_visit(node)
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if isinstance(node.value, ast.Name) and node.value.id in self.params and node.attr in _TENSOR_METHODS:
             self.used_as_tensor.add(node.value.id)
@@ -266,6 +282,8 @@ class _Usage(ast.NodeVisitor):
         if ref:
             self._need(*ref)
         first = node.args[0] if node.args else None
+        if _dotted(node.func) in ("torch._assert", "_assert") and first is not None:
+            self._asserted_rank(first)
         if isinstance(first, ast.Name) and first.id in self.params:
             callee = _dotted(node.func)
             if callee.startswith("self.") and callee.count(".") == 1:
