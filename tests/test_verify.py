@@ -15,7 +15,7 @@ from zlint.verify import CONFIRMED, NOT_OBSERVED, UNVERIFIABLE, check, example  
 from zlint.verify import examples as registry  # noqa: E402
 from zlint.verify.evidence import GRAPH_BREAK, GUARD, MISMATCH, RECOMPILE, SPECIALIZATION  # noqa: E402
 from zlint.verify.probe import compare  # noqa: E402
-from zlint.verify.subjects import Unverifiable, build, import_file  # noqa: E402
+from zlint.verify.subjects import build, import_file  # noqa: E402
 
 SUBJECTS = textwrap.dedent(
     '''\
@@ -159,9 +159,10 @@ def test_registered_example_with_factory_drives_a_method(subjects):
     assert source == "registered" and sizes is None
     assert subject.call.__self__.proj.in_features == 8
     registry.clear()
-    # without an example, Pool(dim) cannot be built: said so, not guessed
-    with pytest.raises(Unverifiable, match=r"Pool\(\) cannot build .*register an example with a factory"):
-        build(subjects.__file__, "Pool.forward", [46])
+    # without an example, Pool(dim) is built with the width every unswept dim has, and says so
+    subject, source, detail, _ = build(subjects.__file__, "Pool.forward", [46])
+    assert source == "synthesized" and detail.endswith(" on Pool(dim=4)")
+    assert subject.call.__self__.proj.in_features == 4
 
 
 def test_example_registration_forms(subjects):

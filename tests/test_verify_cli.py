@@ -54,9 +54,9 @@ QUIET = textwrap.dedent(
 
 
     class Needs(torch.nn.Module):
-        def __init__(self, dim: int) -> None:
+        def __init__(self, table: dict) -> None:  # not a width zlint could fill in
             super().__init__()
-            self.dim = dim
+            self.dim = len(table)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             if x.size(0) == 0:
@@ -212,3 +212,40 @@ def test_cuda_inductor_confirms_the_range_loop(project):
     verify = _at(findings, "model.py", 7, "ZL201")
     assert verify["device"] == "cuda" and verify["backend"] == "inductor"
     assert verify["status"] == "CONFIRMED" and verify["evidence"][0]["detail"].startswith("Eq(")
+
+
+# -- [tool.zlint.verify] examples: read once with the settings, passed to the runner ---------------
+
+
+def test_configured_examples_are_resolved_by_the_settings(tmp_path):
+    from zlint.settings import ConfigError, settings_from_table
+
+    config = str(tmp_path / "pyproject.toml")
+    settings = settings_from_table({"verify": {"examples": ["inputs/ex.py"]}}, config, tmp_path)
+    assert settings.verify_examples == (str((tmp_path / "inputs" / "ex.py").resolve()),)
+    assert settings_from_table({"verify": {}}, config, tmp_path).verify_examples == ()
+    for bad in ("ex.py", [1], {"a": "b"}):
+        with pytest.raises(ConfigError, match=r"^\[tool.zlint.verify\] examples must be a list of file paths$"):
+            settings_from_table({"verify": {"examples": bad}}, "pyproject.toml", tmp_path)
+
+
+def test_configured_examples_file_feeds_the_verified_function(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\n[tool.zlint.verify]\nexamples = ["inputs/ex.py"]\n')
+    (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
+    (tmp_path / "inputs").mkdir()
+    (tmp_path / "inputs" / "ex.py").write_text(
+        "import torch\nfrom zlint.verify import example\n"
+        f"example({str(tmp_path / 'model.py')!r} + ':head', lambda n: (torch.randn(n, 3),))\n"
+    )
+    proc = run_zlint("--verify", "--format", "json", "--select", "ZL101", "model.py", cwd=tmp_path)
+    verify = _at(_json(proc), "model.py", 14, "ZL101")
+    assert verify["status"] == "CONFIRMED" and verify["inputs"] == "registered: registered example"
+
+
+def test_configured_examples_file_that_does_not_exist_is_an_error(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\n[tool.zlint.verify]\nexamples = ["nope.py"]\n')
+    (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
+    proc = run_zlint("--verify", "model.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    missing = (tmp_path / "nope.py").resolve()
+    assert proc.stderr.strip() == f"zlint: error: [tool.zlint.verify] examples: no such file: {missing}"

@@ -10,7 +10,7 @@ import pytest
 from zlint.verify import torch_hooks as hooks
 from zlint.verify.evidence import (
     CONFIRMED, GRAPH_BREAK, GUARD, GUARDED, NOT_OBSERVED, RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence,
-    FunctionReport, ModeRun, plain_guard,
+    MODES, FunctionReport, ModeRun, plain_guard,
 )
 from zlint.verify.runner import runtime_diagnostics, share_evidence, status_for
 
@@ -253,3 +253,36 @@ def test_recompile_limit_and_constants_read_from_dynamos_text():
     assert hooks.constraint_summary(
         "blah You marked L['x'].size()[0] as dynamic but your code specialized it to be a constant (3) more"
     ) == "You marked L['x'].size()[0] as dynamic but your code specialized it to be a constant (3)"
+
+
+def test_a_guard_that_costs_nothing_does_not_skip_the_modes_that_decide_its_line(tmp_path):
+    # default mode only guards at line 11 (a threshold that both sides of the sweep pass through
+    # with the trivial function's graph count); mark_unbacked breaks the graph there. Skipping
+    # mark_unbacked after the guard left the finding UNVERIFIABLE ("mode not run").
+    from zlint.verify.worker import run_job
+
+    path = tmp_path / "grow.py"
+    path.write_text(textwrap.dedent(
+        """\
+        import torch
+        from torch import nn
+
+
+        class Table(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.pe = torch.zeros(1, 64)
+
+            def extend(self, x):
+                if self.pe.size(1) >= x.size(1) * 2 - 1:
+                    return self.pe
+                return torch.zeros(1, x.size(1) * 2)
+        """
+    ))
+    job = {"path": str(path), "qualname": "Table.extend", "focus": [11], "sizes": [2, 3, 5, 1, 0, 8],
+           "modes": list(MODES), "backend": "eager", "device": "cpu"}
+    report = FunctionReport.from_dict(run_job(job, {}, set()))
+    assert [r.mode for r in report.runs if r.skipped] == []
+    info = status_for(report, [11])
+    assert (info["status"], info["mode"]) == (CONFIRMED, "mark_unbacked")
+    assert info["cost"].startswith("graph break")

@@ -110,3 +110,89 @@ def test_a_conv_head_verifies_without_a_registered_example(tmp_path):
     args, kwargs = subject.make_inputs(3)
     assert args[1].dtype == torch.int64
     assert tuple(subject.call(*args, **kwargs).shape) == (3, 3)
+
+
+def test_the_last_dims_unpacked_from_a_negative_slice_set_a_minimum_rank():
+    plan = _plan(
+        """\
+        def merge(x, y):
+            h, w, _ = x.shape[-3:]
+            a, b, c, d = y.shape[-4:1]  # bounded on both ends: not "the last four dims"
+            return x[..., : h // 2, : w // 2, :], y
+        """,
+        focus=[4],
+    )
+    assert _shapes(plan) == {"x": (3, "float"), "y": (2, "float")}
+    assert set(plan.swept) == {"x.0", "x.1"}  # h, w: dims -3 and -2 of a rank-3 x
+
+
+_LAYERS = """\
+    import torch
+    from torch import nn
+
+
+    class Fire(nn.Module):
+        def __init__(self, inplanes: int, squeeze_planes: int, stride: int, use_bias: bool) -> None:
+            super().__init__()
+            assert stride == 1
+            self.squeeze = nn.Sequential(nn.Conv2d(inplanes, squeeze_planes, 1, bias=use_bias), nn.ReLU())
+            self.head = nn.Linear(squeeze_planes, 2)
+
+        def forward(self, x):
+            return self.squeeze(x).mean((2, 3))
+
+
+    class Block(nn.Module):
+        def __init__(self, block, dim):
+            super().__init__()
+            self.proj = nn.Linear(dim, dim)
+
+        def forward(self, x):
+            return self.proj(x)
+
+
+    class Tokens(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.proj = nn.Linear(dim, dim)
+
+        def forward(self, x):
+            return self.proj(x)
+    """
+
+
+def test_a_layer_with_required_widths_is_built_and_its_first_conv_sets_the_rank(tmp_path):
+    import pytest
+
+    pytest.importorskip("torch")
+    from zlint.verify.subjects import Unverifiable, build
+
+    path = tmp_path / "layers.py"
+    path.write_text(textwrap.dedent(_LAYERS))
+    subject, source, detail, _ = build(str(path), "Fire.forward", [])
+    assert (source, detail) == (
+        "synthesized", "x[n,4,4,4] on Fire(inplanes=4, squeeze_planes=4, stride=1, use_bias=False)"
+    )
+    args, kwargs = subject.make_inputs(3)
+    assert tuple(subject.call(*args, **kwargs).shape) == (3, 4)
+    # a Linear says nothing about rank: the default plan stays
+    _, _, detail, _ = build(str(path), "Tokens.forward", [])
+    assert detail == "x[n,4] on Tokens(dim=4)"
+    # an unannotated ``block`` is not a number to guess: no instance, and why
+    with pytest.raises(Unverifiable, match=r"^method of Block, which Block\(\) cannot build \(TypeError: "):
+        build(str(path), "Block.forward", [])
+
+
+def test_an_asserted_rank_is_the_rank():
+    plan = _plan(
+        """\
+        def block(x, y, z, w):
+            torch._assert(x.dim() == 3, "want (batch, seq, dim)")
+            assert y.ndim == 4
+            assert z.dim() >= 3  # a bound, not a rank
+            if w.dim() == 3:  # a branch, not an assertion
+                w = w.flatten(1)
+            return x, y, z, w
+        """
+    )
+    assert _shapes(plan) == {"x": (3, "float"), "y": (4, "float"), "z": (2, "float"), "w": (2, "float")}

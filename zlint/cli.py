@@ -128,13 +128,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _verify_options(args: argparse.Namespace):
-    """The ``--verify`` flags as the runner's plain options."""
+def _verify_options(args: argparse.Namespace, linted: list):
+    """The ``--verify`` flags, and the examples files the linted files' settings name, as the
+    runner's plain options."""
     from zlint.verify.runner import VerifyOptions
+
+    examples = tuple(dict.fromkeys(f for _, settings in linted for f in settings.verify_examples))
 
     return VerifyOptions(
         sizes=tuple(args.sizes), device=args.device, backend=args.backend, timeout=args.verify_timeout,
         jobs=max(1, args.jobs or 1), memory=args.verify_memory, verbose=args.verbose,
+        configured_examples=examples,
     )
 
 
@@ -256,7 +260,7 @@ def check(args: argparse.Namespace) -> int:
     if args.verify:  # zlint.verify (and through it torch, in workers) only under --verify
         from zlint.verify.runner import run_from_cli
 
-        verified = run_from_cli(_verify_options(args), diagnostics, linted)
+        verified = run_from_cli(_verify_options(args, linted), diagnostics, linted)
         if isinstance(verified, str):
             return _error(verified)
         diagnostics = verified

@@ -59,6 +59,8 @@ class Settings:
     #: branches are what stands between a model and one graph for every size, and each finding
     #: says its tier
     target: str = "single-graph"
+    #: ``[tool.zlint.verify] examples``: registered-examples files for --verify, absolute paths
+    verify_examples: tuple[str, ...] = ()
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -157,9 +159,14 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
                 kwargs["torch_version"] = validate_torch_version(value)
             except TorchVersionError as exc:
                 raise ConfigError(path, f"[tool.zlint] {exc}") from None
-        elif key == "verify":  # [tool.zlint.verify]: read by zlint.verify.runner under --verify
+        elif key == "verify":  # [tool.zlint.verify]: the examples files --verify imports
             if not isinstance(value, dict) or set(value) - {"examples"}:
                 raise ConfigError(path, "[tool.zlint.verify] is a table whose only key is examples")
+            examples = value.get("examples", [])
+            if not isinstance(examples, list) or not all(isinstance(v, str) for v in examples):
+                raise ConfigError(path, "[tool.zlint.verify] examples must be a list of file paths")
+            base = Path(path).parent if path else Path.cwd()
+            kwargs["verify_examples"] = tuple(str((base / v).resolve()) for v in examples)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(path, "[tool.zlint] per-file-ignores must be a table of pattern = [codes]")

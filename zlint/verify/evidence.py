@@ -180,3 +180,31 @@ def plain_guard(expr: str, names: dict[str, str]) -> str:
         if len(args) == 2:
             named = f"{args[0]} {_RELATION[found.group(1)]} {args[1]}"
     return expr if named == expr else f"{expr}, i.e. {named}"
+
+
+#: backed_size_oblivious assumes sizes >= 2: on torch 2.13 some ops fail to compile at size 0/1
+UNSOUND_MODE = "backed_size_oblivious"
+
+
+def is_mode_caveat(e: Evidence) -> bool:
+    """Effects that say a single-graph mode does not fit torch's own ops here, not that the code
+    branches on sizes: a compile failure at size 0/1 under backed_size_oblivious (torch 2.13 fails
+    on ``split``, 3-D views and SDPA there) and data-dependent guards raised inside torch ops under
+    mark_unbacked/backed_size_oblivious. Reported as caveats; wrong results never are."""
+    if e.kind == MISMATCH:
+        return False
+    if e.inside_torch and e.kind in (GUARD, SPECIALIZATION, RECOMPILE):
+        return True  # a 0/1 pin inside matmul/bmm/group_norm/t(): the op's, not the user's line
+    if e.mode == "default":
+        return False
+    if e.mode == UNSOUND_MODE and e.kind == COMPILE_ERROR and set(e.sizes) <= {0, 1}:
+        return True
+    return e.kind in (GRAPH_BREAK, DATA_DEPENDENT, COMPILE_ERROR) and e.inside_torch
+
+
+def costly(e: Evidence, report: FunctionReport) -> bool:
+    """Evidence that costs something: anything but a plain guard, and a plain guard only in a
+    mode that compiled more graphs than a trivial function (whose baseline compiled everywhere)."""
+    if e.kind != GUARD:
+        return True
+    return any(r.mode == e.mode and not r.skipped and r.extra_graphs for r in report.runs)

@@ -21,7 +21,7 @@ import torch
 from zlint.verify import torch_hooks as hooks
 from zlint.verify.evidence import (
     COMPILE_ERROR, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, MISMATCH, MODES, RECOMPILE, SPECIALIZATION,
-    Evidence, FunctionReport, ModeRun, plain_guard,
+    Evidence, FunctionReport, ModeRun, costly, is_mode_caveat, plain_guard,
 )
 
 _SPECIALIZED = re.compile(r"^Eq\((?:s\w+|u\w+), -?\d+\)$|^Eq\(-?\d+, (?:s\w+|u\w+)\)$")
@@ -407,6 +407,13 @@ def trivial(*args, **kwargs):
     return [t + 1 for t in tensors((args, kwargs))]
 
 
+
+def _settled(report: FunctionReport, line: int) -> bool:
+    """Whether ``line`` already has the evidence that makes its finding CONFIRMED (a cost, not a
+    guard that added no graph nor a pin inside a torch op): only then can stronger modes be
+    skipped, else the finding would lose the modes that could decide it."""
+    return any(costly(e, report) and not is_mode_caveat(e) for e in report.at(line))
+
 class Prober:
     """Runs sweeps; caches the baseline (a trivial function's graph count) per input signature."""
 
@@ -499,7 +506,7 @@ class Prober:
             dims = []
 
         for mode in modes:
-            if focus_lines and all(report.at(line) for line in focus_lines):
+            if focus_lines and all(_settled(report, line) for line in focus_lines):
                 report.runs.append(ModeRun(mode, skipped="every flagged line already confirmed in a weaker mode"))
                 continue
             baseline, baseline_failed = self.baseline(subject, good, dims, mode)

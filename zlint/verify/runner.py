@@ -18,8 +18,9 @@ from zlint import noqa
 from zlint.diagnostics import Diagnostic
 from zlint.verify.evidence import (
     COMPILE_ERROR, CONFIRMED, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, GUARDED, MISMATCH, MODES, NOT_OBSERVED,
-    RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport,
+    RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport, is_mode_caveat,
 )
+from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
 from zlint.verify.sites import CALLSITE_CODES, callsite_status, is_caller
 
@@ -74,43 +75,7 @@ def examples_files(paths: Iterable[str], configured: Iterable[str] = ()) -> list
     return list(dict.fromkeys(found))
 
 
-def configured_examples(config_path: Path | None) -> list[str]:
-    """``examples = [...]`` from ``[tool.zlint.verify]`` (paths relative to that pyproject.toml)."""
-    if config_path is None:
-        return []
-    from zlint.settings import ConfigError, tomllib
-
-    try:
-        table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("tool", {}).get("zlint", {}).get("verify", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return []
-    value = table.get("examples", []) if isinstance(table, dict) else []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(str(config_path), "[tool.zlint.verify] examples must be a list of file paths")
-    return [str((config_path.parent / v).resolve()) for v in value]
-
-
 MAX_THRESHOLD = 4096
-#: backed_size_oblivious assumes sizes >= 2: on torch 2.13 some ops fail to compile at size 0/1
-UNSOUND_MODE = "backed_size_oblivious"
-
-
-def is_mode_caveat(e: Evidence) -> bool:
-    """Effects that say a single-graph mode does not fit torch's own ops here, not that the code
-    branches on sizes: a compile failure at size 0/1 under backed_size_oblivious (torch 2.13 fails
-    on ``split``, 3-D views and SDPA there) and data-dependent guards raised inside torch ops under
-    mark_unbacked/backed_size_oblivious. Reported as caveats; wrong results never are."""
-    if e.kind == MISMATCH:
-        return False
-    if e.inside_torch and e.kind in (GUARD, SPECIALIZATION, RECOMPILE):
-        return True  # a 0/1 pin inside matmul/bmm/group_norm/t(): the op's, not the user's line
-    if e.mode == "default":
-        return False
-    if e.mode == UNSOUND_MODE and e.kind == COMPILE_ERROR and set(e.sizes) <= {0, 1}:
-        return True
-    return e.kind in (GRAPH_BREAK, DATA_DEPENDENT, COMPILE_ERROR) and e.inside_torch
-
-
 def caveats(report: FunctionReport) -> list[str]:
     """One line per effect that :func:`is_mode_caveat` sets aside."""
     out = []
@@ -183,14 +148,6 @@ _COSTS = {
     COMPILE_ERROR: "compile error", GRAPH_BREAK: "graph break", RECOMPILE: "recompile",
     SPECIALIZATION: "size pinned (a graph per value)", GUARD: "extra graphs",
 }
-
-
-def _costly(e: Evidence, report: FunctionReport) -> bool:
-    """Evidence that costs something: anything but a plain guard, and a plain guard only in a
-    mode that compiled more graphs than a trivial function (whose baseline compiled everywhere)."""
-    if e.kind != GUARD:
-        return True
-    return any(r.mode == e.mode and not r.skipped and r.extra_graphs for r in report.runs)
 
 
 def cost_of(found: list[Evidence], report: FunctionReport) -> str:
@@ -545,16 +502,9 @@ def fails(d: Diagnostic, strict: bool = False) -> bool:
 def run_from_cli(options: VerifyOptions, diagnostics: list[Diagnostic], linted: list) -> list[Diagnostic] | str:
     """The CLI's ``--verify`` step; returns the verified diagnostics or a one-line error."""
     from zlint import verify as verify_package
-    from zlint.settings import ConfigError
-
     if not verify_package.torch_available():
         return "--verify needs torch; install the extra: pip install 'zlint[verify]'"
-    configured: list[str] = list(options.configured_examples)
-    try:
-        for config in {s.config_path for _, s in linted if s.config_path is not None}:
-            configured += configured_examples(config)
-    except ConfigError as exc:
-        return f"{exc.path}: {exc}"
+    configured = list(options.configured_examples)  # [tool.zlint.verify] examples, from the settings
     missing = [f for f in configured if not os.path.isfile(f)]
     if missing:
         return f"[tool.zlint.verify] examples: no such file: {missing[0]}"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from zlint.verify import examples
-from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs
+from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs, rank_of_layer
 
 
 class Unverifiable(Exception):
@@ -111,26 +111,107 @@ def _make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
     return make
 
 
-def _instance(owner: type, registered: examples.Example | None) -> Any:
+#: required ``__init__`` parameters that scale a layer (channels, widths, heads) get FIXED, the
+#: size of every input dim the sweep does not drive, so a built layer's widths match its inputs
+_WIDTH_WORDS = ("dim", "channel", "chs", "feature", "planes", "inp", "oup", "hidden", "width", "heads", "size")
+#: required ``__init__`` parameters whose neutral value is 1 (a factor or step, not a width)
+_UNIT_WORDS = ("stride", "group", "dilation", "ratio", "expand", "scale", "rate")
+#: ... and those whose neutral value is 0 (a dropout or stochastic-depth probability)
+_ZERO_WORDS = ("drop", "prob")
+
+
+def _guessed_value(param: inspect.Parameter) -> tuple[bool, Any]:
+    """A value for one required ``__init__`` parameter, from its annotation and name, if any."""
+    annotation = param.annotation
+    name = param.name.lower()
+    zero = any(w in name for w in _ZERO_WORDS)
+    value = 0 if zero else 1 if any(w in name for w in _UNIT_WORDS) else FIXED
+    if annotation is inspect.Parameter.empty:
+        if value == FIXED and not any(w in name for w in _WIDTH_WORDS):
+            return False, None  # an unannotated ``block`` or ``layers`` is not a number to guess
+        return True, value
+    kind = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    if kind == "bool":
+        return True, False
+    if kind in ("int", "float"):
+        return True, float(value) if kind == "float" else value
+    return False, None
+
+
+def _guessed_arguments(owner: type) -> dict[str, Any] | None:
+    """Arguments for ``owner(...)`` when only ints, floats and bools without defaults are missing
+    (``BasicBlock(inplanes, planes)`` -> ``inplanes=4, planes=4``); None when anything else is."""
+    try:
+        signature = inspect.signature(owner.__init__)
+    except (TypeError, ValueError):
+        return None
+    guessed = {}
+    for name, param in list(signature.parameters.items())[1:]:
+        if param.default is not inspect.Parameter.empty or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        known, value = _guessed_value(param)
+        if not known:
+            return None
+        guessed[name] = value
+    return guessed or None
+
+
+def _instance(owner: type, registered: examples.Example | None) -> tuple[Any, str]:
+    """The object whose method is verified, and how it was built (empty: a factory or ``owner()``)."""
+    built = ""
     if registered is not None and registered.factory is not None:
         obj = registered.factory()
     else:
         try:
             obj = owner()
         except Exception as exc:
-            raise Unverifiable(
-                f"method of {owner.__name__}, which {owner.__name__}() cannot build ({type(exc).__name__}: "
-                f"{str(exc).splitlines()[0][:100] if str(exc) else ''}); register an example with a factory"
-            ) from None
+            guessed = _guessed_arguments(owner)
+            obj = None
+            if guessed is not None:
+                try:
+                    obj = owner(**guessed)
+                    built = f"{owner.__name__}({', '.join(f'{k}={v!r}' for k, v in guessed.items())})"
+                except Exception:
+                    obj = None
+            if obj is None:
+                raise Unverifiable(
+                    f"method of {owner.__name__}, which {owner.__name__}() cannot build ({type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0][:100] if str(exc) else ''}); register an example with a factory"
+                ) from None
     if hasattr(obj, "eval") and callable(obj.eval):
         obj.eval()  # dropout off: compiled and eager outputs must be comparable
-    return obj
+    return obj, built
+
+
+def _layer_types(module: Any) -> list[str]:
+    """Class names from ``module`` down its first children (a Sequential's first layer)."""
+    names = []
+    for _ in range(4):
+        if module is None:
+            break
+        names.append(type(module).__name__)
+        children = getattr(module, "children", None)
+        module = next(iter(children()), None) if callable(children) else None
+    return names
+
+
+def _rank_from_layers(plan: Plan, obj: Any) -> None:
+    """Give a tensor parameter the rank of the layer it is passed to (``self.squeeze(x)`` where
+    ``squeeze`` is a ``Conv2d``: rank 4), when the source itself fixed no rank."""
+    if obj is None:
+        return
+    for param in plan.params:
+        for attr in plan.submodules.get(param.name, []):
+            rank = rank_of_layer(_layer_types(getattr(obj, attr, None)))
+            if rank is not None:
+                param.labels = param.labels[:1] + [f"{param.name}.{i}" for i in range(1, rank)]
+                break
 
 
 class _Located:
     """A function or method found in its file's ``ast`` and in the imported module."""
 
-    __slots__ = ("file", "tree", "node", "first", "last", "module", "registered", "is_method", "call")
+    __slots__ = ("file", "tree", "node", "first", "last", "module", "registered", "is_method", "call", "built")
 
 
 def _locate(path: str, qualname: str) -> _Located:
@@ -160,7 +241,12 @@ def _locate(path: str, qualname: str) -> _Located:
     found.is_method = inspect.isclass(owner) and not isinstance(
         inspect.getattr_static(owner, parts[-1]), (staticmethod, classmethod)
     )
-    found.call = getattr(_instance(owner, registered), parts[-1]) if found.is_method else getattr(owner, parts[-1])
+    found.built = ""
+    if found.is_method:
+        obj, found.built = _instance(owner, registered)
+        found.call = getattr(obj, parts[-1])
+    else:
+        found.call = getattr(owner, parts[-1])
     return found
 
 
@@ -181,8 +267,12 @@ def build(path: str, qualname: str, focus_lines: list[int]):
         plan = plan_inputs(found.node, focus_lines, found.is_method)
         if plan.problem:
             raise Unverifiable(plan.problem)
+        if found.is_method:
+            _rank_from_layers(plan, getattr(call, "__self__", None))
         make = _make_from_plan(plan)
         source, detail = plan.source, plan.describe()
+        if found.built:
+            detail = f"{detail} on {found.built}"
     subject = Subject(call, make, str(found.file), found.first, found.last, qualname)
     return subject, source, detail, (registered.sizes if registered else None)
 

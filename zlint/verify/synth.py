@@ -41,6 +41,9 @@ class Plan:
     params: list[Param] = field(default_factory=list)
     swept: list[str] = field(default_factory=list)  # labels driven by the sweep
     problem: str = ""  # non-empty: no inputs can be made, and why
+    #: tensor parameters whose rank nothing in the source fixed, and the ``self.<name>(param)``
+    #: submodules they are passed to: the built module's layer types can still fix it
+    submodules: dict[str, list[str]] = field(default_factory=dict)
 
     def describe(self) -> str:
         parts = []
@@ -157,6 +160,7 @@ class _Usage(ast.NodeVisitor):
         self.used_as_tensor: set[str] = set()
         self.size_names: dict[str, set[tuple[str, int]]] = {}
         self.dtype: dict[str, str] = {}  # parameters an op needs as integer indices
+        self.submodules: dict[str, list[str]] = {}  # param -> names of self.<name>(param) calls
 
     def _need(self, param: str, index: int) -> None:
         need = index + 1 if index >= 0 else -index
@@ -209,7 +213,7 @@ class _Usage(ast.NodeVisitor):
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             inner = _Usage._shape_owner(node.value)
             start = _int_index(node.slice.lower) if node.slice.lower is not None else 0
-            if inner and start is not None and start >= 0:
+            if inner and start is not None and inner[1] == 0 and (start >= 0 or node.slice.upper is None):
                 return inner[0], start
         return None
 
@@ -220,6 +224,14 @@ class _Usage(ast.NodeVisitor):
                 if owner and owner[0] in self.params:
                     param, start = owner
                     starred = any(isinstance(e, ast.Starred) for e in target.elts)
+                    if start < 0:  # ``h, w, c = x.shape[-3:]``: the last dims; rank >= their count
+                        self.min_rank[param] = max(self.min_rank.get(param, 0), -start)
+                        for i, elt in enumerate(target.elts):
+                            if isinstance(elt, ast.Starred):
+                                break
+                            if isinstance(elt, ast.Name):
+                                self.size_names[elt.id] = {(param, start + i)}
+                        continue
                     count = start + len(target.elts) - starred
                     if start == 0 and not starred and not isinstance(node.value, ast.Subscript):
                         self.exact_rank[param] = count
@@ -233,6 +245,22 @@ class _Usage(ast.NodeVisitor):
                 refs = self.size_refs(node.value)
                 if refs:
                     self.size_names[target.id] = refs
+        self.generic_visit(node)
+
+    def _asserted_rank(self, test: ast.expr) -> None:
+        """``assert x.dim() == 3`` / ``torch._assert(x.ndim == 3, ...)``: x has exactly that rank."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+            return
+        left, rank = test.left, _int_index(test.comparators[0])
+        if isinstance(left, ast.Call) and not left.args and not left.keywords:
+            left = left.func if isinstance(left.func, ast.Attribute) and left.func.attr == "dim" else None
+        elif not (isinstance(left, ast.Attribute) and left.attr == "ndim"):
+            left = None
+        if left is not None and isinstance(left.value, ast.Name) and left.value.id in self.params and rank:
+            self.exact_rank.setdefault(left.value.id, rank)
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        self._asserted_rank(node.test)
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -254,8 +282,13 @@ class _Usage(ast.NodeVisitor):
         if ref:
             self._need(*ref)
         first = node.args[0] if node.args else None
+        if _dotted(node.func) in ("torch._assert", "_assert") and first is not None:
+            self._asserted_rank(first)
         if isinstance(first, ast.Name) and first.id in self.params:
-            rank, dtype = _op_need(_dotted(node.func))
+            callee = _dotted(node.func)
+            if callee.startswith("self.") and callee.count(".") == 1:
+                self.submodules.setdefault(first.id, []).append(callee[5:])
+            rank, dtype = _op_need(callee)
             if rank is not None:
                 self.exact_rank[first.id] = rank
                 self.used_as_tensor.add(first.id)
@@ -302,6 +335,8 @@ def plan_inputs(func: ast.FunctionDef | ast.AsyncFunctionDef, focus_lines: list[
             continue
         # an unannotated parameter without a default is taken as a tensor: eager will tell
         rank = usage.exact_rank.get(name, max(DEFAULT_RANK, usage.min_rank.get(name, 0)))
+        if name not in usage.exact_rank and name in usage.submodules and usage.min_rank.get(name, 0) <= DEFAULT_RANK:
+            plan.submodules[name] = usage.submodules[name]
         dtype = usage.dtype.get(name, "float")
         plan.params.append(Param(name, "tensor", [f"{name}.{i}" for i in range(rank)], dtype, keyword_only))
     if args.vararg is not None and not plan.params:
@@ -330,3 +365,13 @@ def plan_inputs(func: ast.FunctionDef | ast.AsyncFunctionDef, focus_lines: list[
                     break
     plan.swept = swept
     return plan
+
+
+def rank_of_layer(type_names: list[str]) -> int | None:
+    """The input rank a layer needs from its class name and, for a container, its first layer's
+    (``["Sequential", "Conv2d"]`` -> 4): ``*1d`` 3, ``*2d`` 4, ``*3d`` 5; None when no name says."""
+    for name in type_names:
+        for suffix, rank in (("1d", 3), ("2d", 4), ("3d", 5)):
+            if name.lower().endswith(suffix):
+                return rank
+    return None
