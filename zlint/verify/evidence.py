@@ -208,3 +208,19 @@ def costly(e: Evidence, report: FunctionReport) -> bool:
     if e.kind != GUARD:
         return True
     return any(r.mode == e.mode and not r.skipped and r.extra_graphs for r in report.runs)
+
+
+def evidence_dicts(evidence: list[Evidence], limit: int = 8) -> list[dict]:
+    """The evidence as JSON objects, most telling first (mode, then kind, line, sizes)."""
+    order = {kind: i for i, kind in enumerate(
+        (MISMATCH, DATA_DEPENDENT, CONSTRAINT, COMPILE_ERROR, GRAPH_BREAK, SPECIALIZATION, RECOMPILE, GUARD))}
+    ranked = sorted(evidence, key=lambda e: (MODES.index(e.mode), order.get(e.kind, 9), e.line or 0, e.sizes))
+    return [
+        {"kind": e.kind, "mode": e.mode, "line": e.line, "sizes": list(e.sizes), "detail": e.detail}
+        for e in ranked[:limit]
+    ]
+
+
+def graph_counts(report: FunctionReport) -> dict:
+    """Graphs compiled per mode that ran, next to the trivial-function baseline."""
+    return {r.mode: {"graphs": r.graphs, "baseline": r.baseline} for r in report.runs if not r.skipped}

@@ -18,7 +18,7 @@ from zlint import noqa
 from zlint.diagnostics import Diagnostic
 from zlint.verify.evidence import (
     COMPILE_ERROR, CONFIRMED, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, GUARDED, MISMATCH, MODES, NOT_OBSERVED,
-    RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport, is_mode_caveat,
+    RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport, evidence_dicts, graph_counts, is_mode_caveat,
 )
 from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
@@ -128,20 +128,6 @@ def threshold_sizes(func: ast.AST, lines: set[int], sizes: tuple[int, ...]) -> l
     return [n for n in dict.fromkeys(extra) if n not in sizes]
 
 
-def _evidence_dicts(evidence: list[Evidence], limit: int = 8) -> list[dict]:
-    order = {kind: i for i, kind in enumerate(
-        (MISMATCH, DATA_DEPENDENT, CONSTRAINT, COMPILE_ERROR, GRAPH_BREAK, SPECIALIZATION, RECOMPILE, GUARD))}
-    ranked = sorted(evidence, key=lambda e: (MODES.index(e.mode), order.get(e.kind, 9), e.line or 0, e.sizes))
-    return [
-        {"kind": e.kind, "mode": e.mode, "line": e.line, "sizes": list(e.sizes), "detail": e.detail}
-        for e in ranked[:limit]
-    ]
-
-
-def _graphs(report: FunctionReport) -> dict:
-    return {r.mode: {"graphs": r.graphs, "baseline": r.baseline} for r in report.runs if not r.skipped}
-
-
 #: what each kind of evidence costs the user, in words
 _COSTS = {
     MISMATCH: "wrong result", DATA_DEPENDENT: "compile error", CONSTRAINT: "compile error",
@@ -211,8 +197,8 @@ def status_for(report: FunctionReport, lines: list[int]) -> dict:
     info.update(
         status=CONFIRMED if costly else GUARDED if relevant else NOT_OBSERVED,
         mode=next((m for m in MODES if any(e.mode == m for e in shown)), None),
-        evidence=_evidence_dicts(shown),
-        graphs=_graphs(report),
+        evidence=evidence_dicts(shown),
+        graphs=graph_counts(report),
         inputs=f"{report.inputs}: {report.input_detail}".strip(": "),
         backend=report.backend,
         device=report.device,
@@ -272,9 +258,9 @@ def runtime_diagnostics(
         name = RUNTIME_CODES[code][0]
         first = sorted(found, key=lambda e: MODES.index(e.mode))[0]
         verify = {
-            "status": CONFIRMED, "function": function, "mode": first.mode, "evidence": _evidence_dicts(found),
+            "status": CONFIRMED, "function": function, "mode": first.mode, "evidence": evidence_dicts(found),
             "cost": cost_of(found, report),
-            "graphs": _graphs(report), "inputs": f"{report.inputs}: {report.input_detail}".strip(": "),
+            "graphs": graph_counts(report), "inputs": f"{report.inputs}: {report.input_detail}".strip(": "),
             "backend": report.backend, "device": report.device, "sizes": report.sizes,
         }
         detail = f"{first.detail}; {first.mode} mode, size {','.join(map(str, first.sizes))}"

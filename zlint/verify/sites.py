@@ -15,7 +15,7 @@ import ast
 from zlint.diagnostics import Diagnostic
 from zlint.verify.evidence import (
     COMPILE_ERROR, CONFIRMED, CONSTRAINT, MISMATCH, NOT_OBSERVED, RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence,
-    FunctionReport,
+    FunctionReport, evidence_dicts, graph_counts,
 )
 
 #: codes confirmed by running the function that holds them (see :func:`callsite_status`)
@@ -123,8 +123,6 @@ def matching(report: FunctionReport, d: Diagnostic, func: ast.AST | None) -> lis
 
 def callsite_status(report: FunctionReport, d: Diagnostic, func: ast.AST | None) -> tuple[dict, set[int]]:
     """The ``verify`` field of a call-site finding, and the lines of the evidence it takes."""
-    from zlint.verify.runner import _evidence_dicts, _graphs
-
     function = report.target.rsplit("::", 1)[-1]
     if report.unverifiable:
         return {"status": UNVERIFIABLE, "function": function, "reason": report.unverifiable}, set()
@@ -133,8 +131,8 @@ def callsite_status(report: FunctionReport, d: Diagnostic, func: ast.AST | None)
         "status": CONFIRMED if found else NOT_OBSERVED,
         "function": function,
         "mode": "default" if found else None,
-        "evidence": _evidence_dicts(found),
-        "graphs": _graphs(report),
+        "evidence": evidence_dicts(found),
+        "graphs": graph_counts(report),
         "inputs": f"{report.inputs}: {report.input_detail}".strip(": "),
         "backend": report.backend,
         "device": report.device,
