@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -41,9 +42,8 @@ class Uncacheable(Exception):
 
 @lru_cache(maxsize=None)
 def linter_fingerprint(full_path: bool) -> str:
-    """Everything besides the file and its settings that decides zlint's output."""
-    import libcst
-
+    """Everything besides the file and its settings that decides zlint's output. Reads LibCST's
+    version without importing LibCST, so a run whose files all hit the cache never loads it."""
     from zlint.torch_versions import installed_torch_version
 
     digest = hashlib.sha256()
@@ -54,13 +54,30 @@ def linter_fingerprint(full_path: bool) -> str:
             digest.update(path.read_bytes())
     versions = (
         sys.version,
-        getattr(libcst, "__version__", "?"),
+        libcst_version(),
         installed_torch_version() or "none",
         "full" if full_path else "fast",
         str(SCHEMA),
     )
     digest.update("\0".join(versions).encode())
     return digest.hexdigest()
+
+
+def libcst_version() -> str:
+    """The installed LibCST's version file (its ``__version__`` and commit), found without
+    importing the package; ``"?"`` when it cannot be found."""
+    try:
+        spec = importlib.util.find_spec("libcst")
+    except (ImportError, ValueError):
+        return "?"
+    if spec is None or not spec.submodule_search_locations:
+        return "?"
+    for location in spec.submodule_search_locations:
+        try:
+            return (Path(location) / "_version.py").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return "?"
 
 
 def settings_fingerprint(settings, codes: Iterable[str]) -> str:

@@ -17,13 +17,12 @@ from zlint.discovery import PathProblem, SettingsResolver, discover
 from zlint.docs import doc_text
 from zlint.cache import Cache, clean
 from zlint.cache import default_directory as default_cache_dir
-from zlint.engine import full_path_default
-from zlint.fixes import FixSession
 from zlint.parallel import lint_files
 from zlint.report import FORMATS, write_report
 from zlint.report.run import Run
 from zlint.report.writers import statistics
 from zlint.settings import ConfigError
+from zlint.source import full_path_default
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -144,7 +143,11 @@ def check(args: argparse.Namespace) -> int:
         return _error(str(exc))
     overrides["compiled_only"] = args.compiled_only
     resolver = SettingsResolver(overrides)
-    fixer = FixSession(args.unsafe_fixes, args.diff) if args.fix or args.diff else None
+    fixer = None
+    if args.fix or args.diff:  # the fix loop (and with it the engine) loads only when asked for
+        from zlint.fixes import FixSession
+
+        fixer = FixSession(args.unsafe_fixes, args.diff)
 
     diagnostics: list[Diagnostic] = []
     errors: list[FileError] = []

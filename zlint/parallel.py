@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zlint.cache import Cache, file_key, settings_fingerprint
-from zlint.engine import FileResult, lint_source, read_source
 from zlint.settings import Settings
+from zlint.source import FileResult, read_source
 
 #: below this many files to lint, starting workers costs more than it saves
 MIN_FILES_PER_WORKER = 4
@@ -35,6 +35,14 @@ class _Task:
     path: str
     data: bytes
     settings: Settings
+
+
+def lint_source(data: bytes, path: str, settings: Settings) -> FileResult:
+    """The engine's :func:`~zlint.engine.lint_source`, imported on first use: a run whose files
+    all hit the cache never loads LibCST or a rule."""
+    from zlint.engine import lint_source as lint
+
+    return lint(data, path, settings)
 
 
 def _lint_task(task: _Task) -> tuple[int, FileResult]:
@@ -69,6 +77,9 @@ def lint_files(
                 continue
             keys[index] = key
         tasks.append(_Task(index, path, data, settings))
+
+    if tasks:  # LibCST and the rules load only when a file is linted, never for cache hits
+        import zlint.engine  # noqa: F401 - imported once here, so forked workers inherit it
 
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     workers = min(jobs, len(tasks) // MIN_FILES_PER_WORKER)
