@@ -34,7 +34,13 @@ from zlint.cache import Cache, default_directory, file_key, settings_fingerprint
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.discovery import display_path
 from zlint.settings import ConfigError, Settings, settings_from_table
-from zlint.source import FileResult, SourceError, decode_source, full_path_default, read_regular_file
+from zlint.source import (
+    FileResult,
+    SourceError,
+    decode_source,
+    full_path_default,
+    read_regular_file,
+)
 
 #: Settings fields flake8 replaces with its own machinery, or that only describe a config file
 NOT_OPTIONS = frozenset(
@@ -211,7 +217,8 @@ class ZlintChecker:
         return diagnostics, error
 
     def _linted(self, source: str | bytes, path: str) -> tuple[list[Diagnostic], FileError | None]:
-        from zlint.engine import lint_source  # LibCST and the rules load only for a file to lint
+        # LibCST and the rules load only when a file is linted
+        from zlint.engine import lint_source
 
         result: FileResult = lint_source(source, path, self.settings)
         return result.diagnostics, result.error
