@@ -22,25 +22,18 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import multiprocessing.util
 import types
 import typing
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from zlint import __version__, registry
-from zlint.cache import Cache, default_directory, file_key, settings_fingerprint
-from zlint.diagnostics import Diagnostic, FileError
-from zlint.discovery import display_path
 from zlint.settings import ConfigError, Settings, settings_from_table
-from zlint.source import (
-    FileResult,
-    SourceError,
-    decode_source,
-    full_path_default,
-    read_regular_file,
-)
+
+if TYPE_CHECKING:  # the rest loads when a file is checked: every flake8 run imports this module
+    from zlint.cache import Cache
+    from zlint.diagnostics import Diagnostic, FileError
 
 #: Settings fields flake8 replaces with its own machinery, or that only describe a config file
 NOT_OPTIONS = frozenset(
@@ -119,6 +112,11 @@ def process_cache() -> Cache:
     """This process's view of zlint's cache, saved when the process exits (flake8's worker
     processes exit through multiprocessing, which runs the finalizer; so does the main one)."""
     if not _CACHE:
+        import multiprocessing.util
+
+        from zlint.cache import Cache, default_directory
+        from zlint.source import full_path_default
+
         cache = Cache(default_directory(), full_path_default())
         multiprocessing.util.Finalize(cache, cache.save, exitpriority=10)
         _CACHE.append(cache)
@@ -129,6 +127,8 @@ def file_bytes(filename: str, text: str) -> bytes | None:
     """The file's bytes when they are exactly what flake8 read (``text``), so that zlint's cache
     key (which hashes bytes) describes this input; ``None`` for stdin, a file changed since,
     CRLF line ends (flake8 reads them as ``\\n``) or an encoding flake8 read differently."""
+    from zlint.source import SourceError, decode_source, read_regular_file
+
     try:
         data = read_regular_file(filename)
     except OSError:  # unreadable, or not a regular file (UnreadableFile)
@@ -202,6 +202,9 @@ class ZlintChecker:
     def lint(self) -> tuple[list[Diagnostic], FileError | None]:
         """This file's findings: from zlint's cache when the ``zlint`` command or an earlier
         flake8 run linted the same bytes under the same path and settings, else from the engine."""
+        from zlint.cache import file_key, settings_fingerprint
+        from zlint.discovery import display_path
+
         text = "".join(self.lines)
         data = file_bytes(self.filename, text)
         if data is None:  # nothing on disk matches what flake8 read: lint the text, cache nothing
@@ -220,5 +223,5 @@ class ZlintChecker:
         # LibCST and the rules load only when a file is linted
         from zlint.engine import lint_source
 
-        result: FileResult = lint_source(source, path, self.settings)
+        result = lint_source(source, path, self.settings)
         return result.diagnostics, result.error
