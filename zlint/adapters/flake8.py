@@ -2,8 +2,8 @@
 
 A thin adapter over :func:`zlint.engine.lint_source`: the same findings as ``zlint`` on the same
 lines, and 0-based columns (flake8 adds 1, so the printed columns agree with the CLI). flake8
-owns selection (``--select``, ``--extend-ignore``, ``per-file-ignores``), so the engine runs every
-rule and opt-in codes are hidden through flake8's default ignore list. zlint's behaviour settings
+owns selection (``--select``, ``--extend-ignore``, ``per-file-ignores``; opt-in codes are hidden
+through flake8's default ignore list), and the engine runs the codes it selects. zlint's behaviour settings
 (every :class:`~zlint.settings.Settings` field that is not about selection) become flake8
 options named ``--zlint-<setting>``, read from the command line or flake8's config, so a new
 setting needs no change here.
