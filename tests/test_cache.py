@@ -165,3 +165,23 @@ def test_a_warm_run_loads_no_libcst_and_no_rule(tmp_path):
     assert warm_report == cold_report and len(warm_report) == 1 and ":5:8: ZL101 " in warm_report[0]
     (tmp_path / "clean.py").write_text(CLEAN + "\n")  # near miss: one changed file is linted
     assert run("hazard.py", "clean.py")[1].split()[2] == "True"
+
+
+def test_a_save_waits_for_one_in_progress(tmp_path):
+    """flake8's worker processes all save when they exit: each adds to what the others wrote."""
+    import threading
+
+    from zlint.cache import _exclusive
+
+    first, second = Cache(tmp_path / "cache"), Cache(tmp_path / "cache")
+    first.put("a" * 64, [], None)
+    second.put("b" * 64, [], None)
+    first._ensure_directory()
+    with _exclusive(first.file.parent / "lock"):  # another process is between its read and its write
+        saving = threading.Thread(target=second.save)
+        saving.start()
+        saving.join(0.5)
+        assert saving.is_alive() and not second.file.exists()
+        first._merge_and_write()
+    saving.join(10)
+    assert set(json.loads(second.file.read_text())["entries"]) == {"a" * 64, "b" * 64}

@@ -17,7 +17,8 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -202,19 +203,25 @@ class Cache:
         if not self._new:
             return
         try:
-            on_disk = self._load()
-            merged = {k: v for k, v in on_disk.items() if k not in self._used}
-            if len(merged) > MAX_EXTRA_ENTRIES:  # forget the oldest (dicts keep insertion order)
-                merged = dict(list(merged.items())[-MAX_EXTRA_ENTRIES:])
-            for key in self._used:
-                value = self._new.get(key) or on_disk.get(key) or (self._entries or {}).get(key)
-                if value is not None:
-                    merged[key] = value
             self._ensure_directory()
-            payload = json.dumps({"schema": SCHEMA, "entries": merged}, separators=(",", ":"))
-            atomic_write(self.file, payload.encode("utf-8"))
+            with _exclusive(self.file.parent / "lock"):
+                self._merge_and_write()
         except OSError:
             pass  # a read-only or full disk must not fail the lint
+
+    def _merge_and_write(self) -> None:
+        """Under the lock: runs that save at the same moment (flake8's workers all exit at the
+        end) each add their entries to what the others wrote, instead of replacing it."""
+        on_disk = self._load()
+        merged = {k: v for k, v in on_disk.items() if k not in self._used}
+        if len(merged) > MAX_EXTRA_ENTRIES:  # forget the oldest (dicts keep insertion order)
+            merged = dict(list(merged.items())[-MAX_EXTRA_ENTRIES:])
+        for key in self._used:
+            value = self._new.get(key) or on_disk.get(key) or (self._entries or {}).get(key)
+            if value is not None:
+                merged[key] = value
+        payload = json.dumps({"schema": SCHEMA, "entries": merged}, separators=(",", ":"))
+        atomic_write(self.file, payload.encode("utf-8"))
 
     def _ensure_directory(self) -> None:
         self.file.parent.mkdir(parents=True, exist_ok=True)
@@ -222,6 +229,22 @@ class Cache:
         if not tag.exists():
             atomic_write(tag, _TAG.encode())
             atomic_write(self.directory / ".gitignore", b"# created by zlint\n*\n")
+
+
+@contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (POSIX ``flock``; elsewhere no lock, as before)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def clean(directory: str | Path = DEFAULT_DIR) -> str:
