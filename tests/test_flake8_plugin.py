@@ -205,8 +205,8 @@ def test_bad_setting_is_a_one_line_error(tmp_path):
 # -- what the plugin costs -----------------------------------------------------------------------
 
 #: a local flake8 plugin that reports, on line 1 of each file, which of zlint's heavy modules are
-#: loaded in the process that checks it (flake8 runs plugins in the order of their codes: ZL
-#: before ZZZ, so it sees what zlint's checker of the same file loaded)
+#: loaded in the process that checks it; with ``--jobs=1`` and two files, its report on the second
+#: file shows what zlint's checker loaded for the first
 PROBE = """\
 import sys
 
