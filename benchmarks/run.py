@@ -4,6 +4,7 @@
     python benchmarks/run.py --corpus DIR          # use an already unpacked directory instead
     python benchmarks/run.py --every 10 --runs 3   # a 1-in-10 slice, for development
     python benchmarks/run.py --check               # only: fast path == full path on the corpus
+    python benchmarks/run.py --every 10 --only 'one file|flake8'   # some rows only (a regex)
 
 The corpus is the ``transformers/models`` package of the transformers 5.24.0 wheel (2,597 files,
 ~1.1M lines), downloaded with pip, checked against its sha256 and unpacked under
@@ -19,6 +20,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -129,12 +131,17 @@ class Tool:
     before: object = None  # callable run before each timing (not timed)
     after: object = None
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + sys, the process and its workers
     rss_kib: list[int] = field(default_factory=list)
     note: str = ""
 
     @property
     def median(self) -> float:
         return statistics.median(self.times) if self.times else float("nan")
+
+    @property
+    def median_cpu(self) -> float:
+        return statistics.median(self.cpu) if self.cpu else float("nan")
 
 
 def timed(tool: Tool, cwd: Path) -> None:
@@ -157,8 +164,12 @@ def timed(tool: Tool, cwd: Path) -> None:
     if proc.returncode not in (0, 1, 2):
         tool.note = f"exit {proc.returncode}: {stderr.strip().splitlines()[-1:] }"
     tool.times.append(elapsed)
+    # wait4's usage covers the child and every descendant it waited for (its worker processes)
+    tool.cpu.append(usage.ru_utime + usage.ru_stime)
     tool.rss_kib.append(usage.ru_maxrss)
-    print(f"  {tool.name:<22} {elapsed:8.2f} s  {usage.ru_maxrss / 1024:7.0f} MiB", flush=True)
+    print(
+        f"  {tool.name:<34} {elapsed:8.2f} s  cpu {tool.cpu[-1]:7.2f} s  {usage.ru_maxrss / 1024:7.0f} MiB", flush=True
+    )
 
 
 class Toucher:
@@ -196,6 +207,64 @@ def zlint_cmd(*args: str) -> list[str]:
 
 def zlint_env(**extra: str) -> dict[str, str]:
     return {**os.environ, **SNAPSHOT, **extra}
+
+
+def pick_one_file(root: Path) -> Path:
+    """The file of the one-file latency rows: BERT's model file if the corpus has it (the issue's
+    example), else the median-sized model file."""
+    bert = sorted(root.rglob("bert/modeling_bert.py"))
+    return bert[0] if bert else pick_touched(root)
+
+
+class FreshDir:
+    """An empty directory before each run: a cache that is always cold."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def reset(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def flake8_with_zlint(*args: str) -> list[str]:
+    """flake8 from zlint's own environment, where zlint is installed as a flake8 plugin (the
+    snapshot on PYTHONPATH is the zlint it loads)."""
+    return [PY, "-m", "flake8", "--exit-zero", *args]
+
+
+def latency_and_flake8_tools(root: Path, cache_dir: Path, scratch: Path) -> list[Tool]:
+    """One-file latency (pre-commit's common case) and what zlint costs inside flake8."""
+    one = str(pick_one_file(root).relative_to(root))
+    one_cache = scratch / "cache-one-file"
+    cold_flake8_cache = FreshDir(scratch / "cache-flake8-cold")
+    warm_flake8_cache = str(scratch / "cache-flake8-warm")
+    tools = [
+        Tool("one file: zlint cold", zlint_cmd("--no-cache", one), note=one),
+        Tool("one file: zlint warm", zlint_cmd("--cache-dir", str(one_cache), one), note=one),
+        Tool("flake8 + zlint, ZL ignored", flake8_with_zlint("--extend-ignore=ZL", "."), env={"ZLINT_CACHE_DIR": str(cache_dir)}),
+        Tool(
+            "flake8 --select ZL cold",
+            flake8_with_zlint("--select=ZL", "."),
+            env={"ZLINT_CACHE_DIR": str(cold_flake8_cache.path)},
+            before=cold_flake8_cache.reset,
+        ),
+        Tool("flake8 --select ZL warm", flake8_with_zlint("--select=ZL", "."), env={"ZLINT_CACHE_DIR": warm_flake8_cache}),
+    ]
+    if peer_bin("flake8"):  # plain flake8 in an environment without zlint
+        tools.append(Tool("one file: flake8 alone", [str(peer_bin("flake8")), "--isolated", "--exit-zero", one], note=one))
+    return tools
+
+
+def prime_caches(root: Path, cache_dir: str, scratch: Path) -> None:
+    """Fill the caches the warm rows read (not timed)."""
+    one = str(pick_one_file(root).relative_to(root))
+    runs = [
+        (zlint_cmd("--cache-dir", cache_dir, "."), {}),
+        (zlint_cmd("--cache-dir", str(scratch / "cache-one-file"), one), {}),
+        (flake8_with_zlint("--select=ZL", "."), {"ZLINT_CACHE_DIR": str(scratch / "cache-flake8-warm")}),
+    ]
+    for command, env in runs:
+        subprocess.run(command, cwd=root, env=zlint_env(**env), capture_output=True, check=False)
 
 
 def build_tools(root: Path, cache_dir: Path, slow_peers: bool) -> list[Tool]:
@@ -265,6 +334,20 @@ def check_paths(root: Path, selections: list[list[str]]) -> list[str]:
     return lines
 
 
+def candidate_shares(root: Path) -> list[tuple[str, int, int]]:
+    """(selection, lines parsed, lines total) for the default rules and for every rule."""
+    out = []
+    for what, options in (("default rules", []), ("--select ALL", ["--select", "ALL"])):
+        proc = subprocess.run(
+            [PY, str(HERE / "candidates.py"), str(root), *options], env=zlint_env(), capture_output=True, text=True
+        )
+        if proc.returncode == 0:
+            found = json.loads(proc.stdout.strip().splitlines()[-1])
+            out.append((what, found["parsed"], found["total"]))
+            print(f"candidate share, {what}: {found['parsed']:,} of {found['total']:,} lines", flush=True)
+    return out
+
+
 # -- report ---------------------------------------------------------------------------------------
 
 
@@ -303,9 +386,11 @@ def peer_versions() -> str:
     return "; ".join(out)
 
 
-def render(tools: list[Tool], root: Path, runs: int, loads: tuple, check: list[str]) -> str:
+def render(
+    tools: list[Tool], root: Path, runs: int, loads: tuple, check: list[str], shares: list[tuple[str, int, int]] = ()
+) -> str:
     files, lines = corpus_stats(root)
-    floor = next(t for t in tools if t.name.startswith("libcst parse")).median
+    floor = next((t for t in tools if t.name.startswith("libcst parse")), Tool("", [])).median
     by_name = {t.name: t for t in tools}
     out = [
         "# zlint benchmark results",
@@ -317,29 +402,35 @@ def render(tools: list[Tool], root: Path, runs: int, loads: tuple, check: list[s
         f"- Machine: {machine()}",
         f"- Load average (1 min) before / after: {loads[0]:.1f} / {loads[1]:.1f}",
         f"- Peers: {peer_versions()}",
-        f"- {runs} round(s), tools in rotating order; median wall time per tool.",
+        f"- {runs} round(s), tools in rotating order; median wall time and median CPU time (user + sys of "
+        "the process and its workers: steadier than wall time on a loaded machine) per tool.",
         "",
-        "| tool | median s | runs | × parse floor | peak RSS (largest process) | note |",
-        "|---|---:|---:|---:|---:|---|",
+        "| tool | median s | median CPU s | runs | × parse floor | peak RSS (largest process) | note |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
     for tool in tools:
         rss = max(tool.rss_kib) / 1024 if tool.rss_kib else float("nan")
         out.append(
-            f"| {tool.name} | {tool.median:.2f} | {len(tool.times)} | {tool.median / floor:.2f} | "
-            f"{rss:.0f} MiB | {tool.note} |"
+            f"| {tool.name} | {tool.median:.2f} | {tool.median_cpu:.2f} | {len(tool.times)} | "
+            f"{tool.median / floor:.2f} | {rss:.0f} MiB | {tool.note} |"
         )
+    if shares:
+        out += ["", "Candidate share (lines LibCST parses ÷ lines linted; cold, one process):", ""]
+        out += [f"- {what}: {parsed:,} of {total:,} lines = {parsed / total:.1%}" for what, parsed, total in shares]
     peers = [t for t in tools if t.name in ("ast.parse", "ruff", "flake8", "fixit", "torchfix")]
     if peers:
         out += ["", "zlint time ÷ peer time (below 1: zlint is faster):", ""]
         out.append("| zlint | " + " | ".join(p.name for p in peers) + " |")
         out.append("|---|" + "---:|" * len(peers))
         for name in ("zlint cold", "zlint cold --jobs 1", "zlint warm", "zlint 1 file changed"):
-            tool = by_name[name]
+            tool = by_name.get(name)
+            if tool is None:
+                continue
             out.append(f"| {name} | " + " | ".join(f"{tool.median / p.median:.2f}" for p in peers) + " |")
     if check:
         out += ["", "Fast path against the plain full-LibCST path (`ZLINT_FULL_PATH=1`), JSON output compared:", ""]
         out += check
-    out += ["", "## Targets (issue 6) on this run", ""] + targets(by_name, floor, check)
+    out += ["", "## Targets on this run", ""] + targets(by_name, floor, check)
     return "\n".join(out) + "\n"
 
 
@@ -350,23 +441,50 @@ def targets(by_name: dict[str, Tool], floor: float, check: list[str]) -> list[st
     def row(target: str, measured: str, met: bool | None) -> None:
         rows.append(f"| {target} | {measured} | {'n/a' if met is None else 'met' if met else 'not met'} |")
 
-    cold, jobs1 = by_name["zlint cold"].median, by_name["zlint cold --jobs 1"].median
-    warm, touched = by_name["zlint warm"].median, by_name["zlint 1 file changed"].median
-    row("cold, default jobs ≤ 0.5× parse floor", f"{cold / floor:.2f}×", cold <= 0.5 * floor)
     flake8, ruff = by_name.get("flake8"), by_name.get("ruff")
-    if flake8:
-        row("cold, default jobs faster than flake8", f"{cold / flake8.median:.2f}× flake8", cold < flake8.median)
-    row("cold, `--jobs 1` ≤ 1.0× parse floor", f"{jobs1 / floor:.2f}×", jobs1 <= floor)
-    if ruff:
-        row("warm ≤ 2× ruff", f"{warm / ruff.median:.2f}× ruff ({warm:.2f} s vs {ruff.median:.2f} s)", warm <= 2 * ruff.median)
-    row("one file changed < warm + 1 s", f"warm + {touched - warm:.2f} s", touched - warm < 1.0)
-    rss = max(max(t.rss_kib) for name, t in by_name.items() if name.startswith("zlint") and t.rss_kib) / 1024
-    row("peak memory per worker < 300 MiB", f"{rss:.0f} MiB (largest zlint process)", rss < 300)
+    if "zlint cold" in by_name and "zlint cold --jobs 1" in by_name:
+        cold, jobs1 = by_name["zlint cold"].median, by_name["zlint cold --jobs 1"].median
+        row("cold, default jobs ≤ 0.5× parse floor", f"{cold / floor:.2f}×", cold <= 0.5 * floor)
+        if flake8:
+            row("cold, default jobs faster than flake8", f"{cold / flake8.median:.2f}× flake8", cold < flake8.median)
+        row("cold, `--jobs 1` ≤ 0.8× parse floor", f"{jobs1 / floor:.2f}×", jobs1 <= 0.8 * floor)
+    if "zlint warm" in by_name and "zlint 1 file changed" in by_name:
+        warm, touched = by_name["zlint warm"].median, by_name["zlint 1 file changed"].median
+        if ruff:
+            row("warm ≤ 2× ruff", f"{warm / ruff.median:.2f}× ruff ({warm:.2f} s vs {ruff.median:.2f} s)", warm <= 2 * ruff.median)
+        row("one file changed < warm + 1 s", f"warm + {touched - warm:.2f} s", touched - warm < 1.0)
+    rows.extend(flake8_targets(by_name))
+    measured = [max(t.rss_kib) for name, t in by_name.items() if name.startswith("zlint") and t.rss_kib]
+    if measured:
+        rss = max(measured) / 1024
+        row("peak memory per worker < 300 MiB", f"{rss:.0f} MiB (largest zlint process)", rss < 300)
     if check:
         same = all("IDENTICAL" in line for line in check)
         row("fast path == full path", "identical JSON" if same else "DIFFERENT (see above)", same)
     else:
         row("fast path == full path", "not checked in this run (--skip-check)", None)
+    return rows
+
+
+def flake8_targets(by_name: dict[str, Tool]) -> list[str]:
+    """The one-file and flake8 targets, on CPU time (wall time in brackets)."""
+    rows = []
+
+    def compare(target: str, name: str, base: str, limit: float) -> None:
+        tool, other = by_name.get(name), by_name.get(base)
+        if tool is None or other is None:
+            return
+        ratio, wall = tool.median_cpu / other.median_cpu, tool.median / other.median
+        rows.append(
+            f"| {target} | {ratio:.2f}× CPU ({tool.median_cpu:.2f} s vs {other.median_cpu:.2f} s; wall {wall:.2f}×) | "
+            f"{'met' if ratio <= limit else 'not met'} |"
+        )
+
+    compare("one file, zlint cold ≤ flake8 alone", "one file: zlint cold", "one file: flake8 alone", 1.0)
+    compare("one file, zlint warm ≤ flake8 alone", "one file: zlint warm", "one file: flake8 alone", 1.0)
+    compare("flake8 with zlint, ZL ignored ≤ 1.1× flake8 alone", "flake8 + zlint, ZL ignored", "flake8", 1.1)
+    compare("`flake8 --select ZL` cold ≤ 1.2× zlint cold", "flake8 --select ZL cold", "zlint cold", 1.2)
+    compare("`flake8 --select ZL` warm ≤ 1.1× flake8 alone", "flake8 --select ZL warm", "flake8", 1.1)
     return rows
 
 
@@ -379,6 +497,7 @@ def main() -> int:
     parser.add_argument("--slow-peers", action="store_true", help="also run Fixit and TorchFix (minutes per 100 files)")
     parser.add_argument("--check", action="store_true", help="only compare the fast and the full path")
     parser.add_argument("--skip-check", action="store_true", help="do not compare the fast and the full path")
+    parser.add_argument("--only", help="run only the tools whose name matches this regular expression")
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args()
 
@@ -395,16 +514,17 @@ def main() -> int:
         load_before = os.getloadavg()[0]
         cache_dir = str(Path(scratch) / "cache")
         tools = build_tools(root, Path(cache_dir), args.slow_peers)
+        tools += latency_and_flake8_tools(root, Path(cache_dir), Path(scratch))
         if args.no_peers:
-            tools = [t for t in tools if t.name not in PEERS]
-        # prime the cache for the warm runs (not timed)
-        subprocess.run(
-            zlint_cmd("--cache-dir", cache_dir, "."), cwd=root, env=zlint_env(), capture_output=True, check=False
-        )
+            tools = [t for t in tools if t.name not in PEERS and "alone" not in t.name]
+        if args.only:
+            tools = [t for t in tools if re.search(args.only, t.name)]
+        prime_caches(root, cache_dir, Path(scratch))  # for the warm runs (not timed)
         run_rounds(tools, root, args.runs)
         load_after = os.getloadavg()[0]
+        shares = candidate_shares(root)
         check = [] if args.skip_check else check_paths(root, selections)
-    report = render(tools, root, args.runs, (load_before, load_after), check)
+    report = render(tools, root, args.runs, (load_before, load_after), check, shares)
     args.output.write_text(report)
     print(report)
     return 0 if all("IDENTICAL" in line for line in check) else 1

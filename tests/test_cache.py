@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -133,3 +135,53 @@ def test_clean_refuses_a_directory_that_is_not_a_zlint_cache(tmp_path):
     assert (tmp_path / "precious" / "data.txt").read_text() == "keep"
     with pytest.raises(OSError):
         clean(tmp_path / "precious")
+
+
+#: runs the real CLI in a fresh interpreter, then prints which heavy modules it had loaded
+_MODULES_AFTER_RUN = (
+    "import sys\n"
+    "from zlint.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "heavy = [m for m in sys.modules if m == 'libcst' or m.startswith(('libcst.', 'zlint.rules', 'zlint.engine'))]\n"
+    "print(code, len(heavy), 'libcst' in sys.modules, any(m.startswith('zlint.rules.zl') for m in heavy))\n"
+)
+
+
+def test_a_warm_run_loads_no_libcst_and_no_rule(tmp_path):
+    (tmp_path / "hazard.py").write_text(HAZARD)
+    (tmp_path / "clean.py").write_text(CLEAN)
+
+    def run(*args: str) -> tuple[list[str], str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", _MODULES_AFTER_RUN, *args], cwd=tmp_path, capture_output=True, text=True
+        )
+        *report, modules = proc.stdout.splitlines()
+        return report, modules
+
+    cold_report, cold = run("hazard.py", "clean.py")
+    assert cold.split()[0] == "1" and cold.endswith("True True")  # linted: LibCST and the rules
+    warm_report, warm = run("hazard.py", "clean.py")
+    assert warm == "1 0 False False"  # the same findings from the cache, nothing heavy loaded
+    assert warm_report == cold_report and len(warm_report) == 1 and ":5:8: ZL101 " in warm_report[0]
+    (tmp_path / "clean.py").write_text(CLEAN + "\n")  # near miss: one changed file is linted
+    assert run("hazard.py", "clean.py")[1].split()[2] == "True"
+
+
+def test_a_save_waits_for_one_in_progress(tmp_path):
+    """flake8's worker processes all save when they exit: each adds to what the others wrote."""
+    import threading
+
+    from zlint.cache import _exclusive
+
+    first, second = Cache(tmp_path / "cache"), Cache(tmp_path / "cache")
+    first.put("a" * 64, [], None)
+    second.put("b" * 64, [], None)
+    first._ensure_directory()
+    with _exclusive(first.file.parent / "lock"):  # another process is between its read and its write
+        saving = threading.Thread(target=second.save)
+        saving.start()
+        saving.join(0.5)
+        assert saving.is_alive() and not second.file.exists()
+        first._merge_and_write()
+    saving.join(10)
+    assert set(json.loads(second.file.read_text())["entries"]) == {"a" * 64, "b" * 64}

@@ -5,10 +5,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -78,11 +80,9 @@ def corpus(tmp_path_factory) -> Path:
     return root
 
 
-def _flake8(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "flake8", f"--format={FORMAT}", *args],
-        cwd=cwd, capture_output=True, text=True,
-    )
+def _flake8(cwd: Path, *args: str, cache: Path | None = None) -> list[tuple[str, int, int, str]]:
+    """flake8's (path, row, col, code) rows; zlint's cache in ``cache`` (default: a fresh one)."""
+    proc = _run_flake8(cwd, f"--format={FORMAT}", *args, cache=cache)
     assert proc.returncode in (0, 1), proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr
     rows = []
@@ -92,8 +92,15 @@ def _flake8(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
     return sorted(rows)
 
 
+def _run_flake8(cwd: Path, *args: str, cache: Path | None = None) -> subprocess.CompletedProcess:
+    if cache is None:  # each run cold unless a test shares a cache on purpose
+        cache = Path(tempfile.mkdtemp(prefix="zlint-cache-"))
+    env = {**os.environ, "ZLINT_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-m", "flake8", *args], cwd=cwd, capture_output=True, text=True, env=env)
+
+
 def _cli(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
-    result = zlint("--format", "json", *args, cwd=cwd)
+    result = zlint("--format", "json", "--no-cache", *args, cwd=cwd)
     assert result.returncode in (0, 1), result.stderr
     return sorted(
         (f["filename"], f["location"]["row"], f["location"]["column"], f["code"]) for f in json.loads(result.stdout)
@@ -200,3 +207,104 @@ def test_bad_setting_is_a_one_line_error(tmp_path):
     assert proc.stderr.strip().splitlines() == [
         "flake8: error: zlint: not a torch version: 'banana' (expected e.g. '2.13' or '2.13.0')"
     ]
+
+
+# -- what the plugin costs -----------------------------------------------------------------------
+
+#: a local flake8 plugin that reports, on line 1 of each file, which of zlint's heavy modules are
+#: loaded in the process that checks it; with ``--jobs=1`` and two files, its report on the second
+#: file shows what zlint's checker loaded for the first
+PROBE = """\
+import sys
+
+
+class Probe:
+    name = "probe"
+    version = "0"
+
+    def __init__(self, tree):
+        pass
+
+    def run(self):
+        loaded = [m for m in ("libcst", "zlint.engine", "zlint.rules.zl101_size_compared_with_zero_or_one") if m in sys.modules]
+        yield 1, 0, "ZZZ100 " + (",".join(loaded) or "nothing"), type(self)
+"""
+LOCAL_PLUGIN = "[flake8:local-plugins]\nextension =\n    ZZZ = probe:Probe\npaths = .\n"
+HEAVY = "libcst,zlint.engine,zlint.rules.zl101_size_compared_with_zero_or_one"
+
+
+@pytest.fixture
+def probed(tmp_path: Path) -> Path:
+    (tmp_path / "probe.py").write_text(PROBE, encoding="utf-8")
+    (tmp_path / "a.py").write_text(COMPILED, encoding="utf-8")
+    (tmp_path / "b.py").write_text(COLUMNS + "x=1\n", encoding="utf-8")  # E225 on its last line
+    return tmp_path
+
+
+def _probe(cwd: Path, *args: str, config: str = "") -> tuple[int, dict[str, str], list[tuple]]:
+    """flake8's exit code, the probe's report per file, and every other (path, row, col, code)."""
+    (cwd / "setup.cfg").write_text(LOCAL_PLUGIN + config, encoding="utf-8")
+    proc = _run_flake8(cwd, "--jobs=1", f"--format={FORMAT}:%(text)s", "--extend-select=ZZZ", *args, "a.py", "b.py")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    probes, rows = {}, []
+    for line in proc.stdout.splitlines():
+        path, row, col, code, text = line.split(":", 4)
+        if code == "ZZZ100":
+            probes[path] = text.removeprefix("ZZZ100 ")
+        else:
+            rows.append((path, int(row), int(col), code))
+    return proc.returncode, probes, sorted(rows)
+
+
+def test_no_zl_code_enabled_loads_no_libcst_and_no_rule(probed):
+    code, probes, rows = _probe(probed)  # the near miss: ZL on, so the second file sees LibCST loaded
+    assert probes == {"a.py": "nothing", "b.py": HEAVY} and code == 1
+    assert ("a.py", 6, 8, "ZL101") in rows and ("b.py", 7, 2, "E225") in rows, rows
+    others = [row for row in rows if not row[3].startswith("ZL")]
+    for args, config in (
+        (("--extend-ignore=ZL",), ""),
+        (("--select=E,W,F,C90,ZZZ",), ""),
+        (("--select=E",), ""),  # ZZZ still runs: --extend-select
+        ((), "[flake8]\nextend-ignore = ZL\n"),
+        ((), "[flake8]\nignore = E121,ZL1,ZL2,ZL3,ZL4,ZL9,ZL0\n"),
+    ):
+        code, probes, rows = _probe(probed, *args, config=config)
+        assert probes == {"a.py": "nothing", "b.py": "nothing"}, (args, config)
+        assert code == 1 and ("b.py", 7, 2, "E225") in rows, (args, config)
+        assert not [row for row in rows if row[3].startswith("ZL")]
+        if not config and args != ("--select=E",):
+            assert rows == others, args  # the other checks' findings and columns are untouched
+    # the opt-in code alone is selected: zlint has work to do
+    assert _probe(probed, "--select=ZL901,ZZZ")[1]["b.py"] == "libcst,zlint.engine"
+
+
+def test_cache_gives_the_same_findings_and_is_shared_with_the_cli(corpus, tmp_path):
+    cache = tmp_path / "cache"
+    cold = _flake8(corpus, "--isolated", "--select=ZL", "--jobs=2", ".", cache=cache)
+    [store] = cache.glob("v1/*.json")
+    # every worker process saved its entries (all but the CRLF file, which is never cached)
+    cacheable = [p for p in corpus.glob("*.py") if b"\r" not in p.read_bytes()]
+    assert len(json.loads(store.read_text())["entries"]) == len(cacheable)
+    warm = _flake8(corpus, "--isolated", "--select=ZL", ".", cache=cache)
+    assert cold == warm == _cli(corpus, "--select", "ALL", ".")
+    default = _flake8(corpus, "--isolated", ".", cache=cache)
+    assert _zl(default) == _cli(corpus, ".")
+
+
+def test_flake8_reads_the_entry_the_cli_wrote(tmp_path):
+    (tmp_path / "a.py").write_text(COMPILED, encoding="utf-8")
+    cache = tmp_path / "cache"
+    env = {**os.environ, "ZLINT_CACHE_DIR": str(cache)}
+    subprocess.run([sys.executable, "-m", "zlint", "a.py"], cwd=tmp_path, capture_output=True, env=env, check=False)
+    [store] = cache.glob("v1/*.json")
+    data = json.loads(store.read_text())
+    [entry] = data["entries"].values()
+    assert [d["code"] for d in entry["diagnostics"]] == ["ZL101", "ZL101"]
+    entry["diagnostics"][0]["message"] = "from the cache"  # only a lookup can report this
+    store.write_text(json.dumps(data))
+    proc = _run_flake8(tmp_path, "--isolated", "a.py", cache=cache)
+    assert proc.stdout.splitlines()[0] == "a.py:6:8: ZL101 from the cache"
+    # near misses: other settings or other bytes are another key
+    assert "from the cache" not in _run_flake8(tmp_path, "--isolated", "--select=ZL101", "a.py", cache=cache).stdout
+    (tmp_path / "a.py").write_text(COMPILED + "\n", encoding="utf-8")
+    assert "from the cache" not in _run_flake8(tmp_path, "--isolated", "a.py", cache=cache).stdout

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,9 +43,8 @@ class Uncacheable(Exception):
 
 @lru_cache(maxsize=None)
 def linter_fingerprint(full_path: bool) -> str:
-    """Everything besides the file and its settings that decides zlint's output."""
-    import libcst
-
+    """Everything besides the file and its settings that decides zlint's output. Reads LibCST's
+    version without importing LibCST, so a run whose files all hit the cache never loads it."""
     from zlint.torch_versions import installed_torch_version
 
     digest = hashlib.sha256()
@@ -54,13 +55,30 @@ def linter_fingerprint(full_path: bool) -> str:
             digest.update(path.read_bytes())
     versions = (
         sys.version,
-        getattr(libcst, "__version__", "?"),
+        libcst_version(),
         installed_torch_version() or "none",
         "full" if full_path else "fast",
         str(SCHEMA),
     )
     digest.update("\0".join(versions).encode())
     return digest.hexdigest()
+
+
+def libcst_version() -> str:
+    """The installed LibCST's version file (its ``__version__`` and commit), found without
+    importing the package; ``"?"`` when it cannot be found."""
+    try:
+        spec = importlib.util.find_spec("libcst")
+    except (ImportError, ValueError):
+        return "?"
+    if spec is None or not spec.submodule_search_locations:
+        return "?"
+    for location in spec.submodule_search_locations:
+        try:
+            return (Path(location) / "_version.py").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return "?"
 
 
 def settings_fingerprint(settings, codes: Iterable[str]) -> str:
@@ -187,19 +205,25 @@ class Cache:
         if not self._new:
             return
         try:
-            on_disk = self._load()
-            merged = {k: v for k, v in on_disk.items() if k not in self._used}
-            if len(merged) > MAX_EXTRA_ENTRIES:  # forget the oldest (dicts keep insertion order)
-                merged = dict(list(merged.items())[-MAX_EXTRA_ENTRIES:])
-            for key in self._used:
-                value = self._new.get(key) or on_disk.get(key) or (self._entries or {}).get(key)
-                if value is not None:
-                    merged[key] = value
             self._ensure_directory()
-            payload = json.dumps({"schema": SCHEMA, "entries": merged}, separators=(",", ":"))
-            atomic_write(self.file, payload.encode("utf-8"))
+            with _exclusive(self.file.parent / "lock"):
+                self._merge_and_write()
         except OSError:
             pass  # a read-only or full disk must not fail the lint
+
+    def _merge_and_write(self) -> None:
+        """Under the lock: runs that save at the same moment (flake8's workers all exit at the
+        end) each add their entries to what the others wrote, instead of replacing it."""
+        on_disk = self._load()
+        merged = {k: v for k, v in on_disk.items() if k not in self._used}
+        if len(merged) > MAX_EXTRA_ENTRIES:  # forget the oldest (dicts keep insertion order)
+            merged = dict(list(merged.items())[-MAX_EXTRA_ENTRIES:])
+        for key in self._used:
+            value = self._new.get(key) or on_disk.get(key) or (self._entries or {}).get(key)
+            if value is not None:
+                merged[key] = value
+        payload = json.dumps({"schema": SCHEMA, "entries": merged}, separators=(",", ":"))
+        atomic_write(self.file, payload.encode("utf-8"))
 
     def _ensure_directory(self) -> None:
         self.file.parent.mkdir(parents=True, exist_ok=True)
@@ -207,6 +231,22 @@ class Cache:
         if not tag.exists():
             atomic_write(tag, _TAG.encode())
             atomic_write(self.directory / ".gitignore", b"# created by zlint\n*\n")
+
+
+@contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (POSIX ``flock``; elsewhere no lock, as before)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def clean(directory: str | Path = DEFAULT_DIR) -> str:

@@ -17,14 +17,13 @@ from zlint.cache import default_directory as default_cache_dir
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.discovery import PathProblem, SettingsResolver, discover
 from zlint.docs import doc_text
-from zlint.engine import full_path_default
-from zlint.fixes import FixSession
 from zlint.parallel import lint_files
 from zlint.project import ProjectIndex
 from zlint.report import FORMATS, write_report
 from zlint.report.run import Run
 from zlint.report.writers import statistics
 from zlint.settings import ConfigError
+from zlint.source import full_path_default
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -197,7 +196,11 @@ def check(args: argparse.Namespace) -> int:
     overrides["scope"] = args.scope
     overrides["target"] = args.target
     resolver = SettingsResolver(overrides)
-    fixer = FixSession(args.unsafe_fixes, args.diff) if args.fix or args.diff else None
+    fixer = None
+    if args.fix or args.diff:  # the fix loop (and with it the engine) loads only when asked for
+        from zlint.fixes import FixSession
+
+        fixer = FixSession(args.unsafe_fixes, args.diff)
 
     diagnostics: list[Diagnostic] = []
     errors: list[FileError] = []

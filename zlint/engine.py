@@ -12,13 +12,8 @@ enabled rule, the plain reference the fast path must equal (``benchmarks/run.py 
 from __future__ import annotations
 
 import ast
-import codecs
 import functools
-import io
-import os
-import tokenize
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
@@ -34,65 +29,20 @@ from zlint.facts.size_facts import SizeFactsProvider
 from zlint.placement import place
 from zlint.rules.base import FileContext, Rule, ScopeTracker
 from zlint.settings import Settings
-from zlint.source import (
+from zlint.source import (  # the reading half lives in source (no LibCST); re-exported here
     MAX_FILE_BYTES,
     MAX_NESTING,
-    UnreadableFile,
+    FileResult,
+    SourceError,
     caused_by_recursion,
+    check_syntax,
+    decode_source,
     exception_summary,
+    full_path_default,
     nesting_depth,
-    read_regular_file,
+    read_source,
     too_large,
 )
-
-
-@dataclass
-class FileResult:
-    path: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    error: FileError | None = None
-
-
-class SourceError(Exception):
-    """The file cannot be linted; the message is one line."""
-
-
-def decode_source(data: bytes) -> str:
-    """Decode like Python does (BOM, PEP 263 cookie, default UTF-8), with one-line errors."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # say why, not "null bytes"
-        raise SourceError(
-            "UTF-16 or UTF-32 (byte order mark at offset 0): Python source must be UTF-8 or declare its encoding"
-        )
-    if b"\x00" in data:
-        raise SourceError("source contains null bytes")
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:
-        if "unknown encoding" in str(exc):
-            raise SourceError(str(exc)) from None
-        # no cookie and the first lines are not UTF-8: let the decode below say where
-        encoding = "utf-8"
-    try:
-        text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        detail = f" (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})" if isinstance(
-            exc, UnicodeDecodeError
-        ) else ""
-        raise SourceError(f"not valid {encoding}{detail}") from None
-    return text.removeprefix("\ufeff")
-
-
-def check_syntax(text: str, path: str) -> ast.Module:
-    """Raise SourceError with Python's own message for invalid syntax; return the ``ast``."""
-    try:
-        return ast.parse(text, filename=path)
-    except SyntaxError as exc:
-        where = f"{exc.lineno}:{(exc.offset or 1)}" if exc.lineno else "?"
-        raise SourceError(f"syntax error at {where}: {exc.msg}") from None
-    except (RecursionError, MemoryError):
-        raise SourceError("too deeply nested to parse") from None
-    except ValueError as exc:  # e.g. source code string cannot contain null bytes
-        raise SourceError(str(exc)) from None
 
 
 def _failing_rule(exc: BaseException) -> str:
@@ -153,11 +103,6 @@ def run_rules(
     visitors.extend(rule(context) for rule in rules)
     visit_batched(wrapper, visitors)
     return context.diagnostics
-
-
-def full_path_default() -> bool:
-    """True when ``ZLINT_FULL_PATH`` asks for the plain whole-file path (for comparisons)."""
-    return os.environ.get("ZLINT_FULL_PATH", "") not in ("", "0")
 
 
 def _parse_and_run(
@@ -241,23 +186,6 @@ def lint_source(
         kept = place(kept, scope or scope_for_file(path, tree), settings)
     result.diagnostics = sorted(kept)
     return result
-
-
-def read_source(path: str | Path) -> bytes | FileResult:
-    """A file's bytes, or a FileResult with the one-line reason it cannot be read."""
-    name = str(path)
-    try:
-        return read_regular_file(path)  # never blocks on a FIFO
-    except UnreadableFile as exc:
-        return FileResult(name, error=FileError(name, str(exc)))
-    except IsADirectoryError:
-        return FileResult(name, error=FileError(name, "is a directory"))
-    except FileNotFoundError:
-        return FileResult(name, error=FileError(name, "no such file or directory"))
-    except PermissionError:
-        return FileResult(name, error=FileError(name, "permission denied"))
-    except OSError as exc:
-        return FileResult(name, error=FileError(name, f"cannot read: {exc.strerror or exc}"))
 
 
 def lint_file(path: str | Path, settings: Settings | None = None) -> FileResult:

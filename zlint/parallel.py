@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zlint.cache import Cache, file_key, settings_fingerprint
-from zlint.engine import FileResult, lint_source, read_source
 from zlint.facts.project_scope import FileScope
 from zlint.settings import Settings
+from zlint.source import FileResult, read_source
 
 if TYPE_CHECKING:
     from zlint.project import ProjectIndex
@@ -41,6 +41,14 @@ class _Task:
     data: bytes
     settings: Settings
     scope: FileScope | None = None
+
+
+def lint_source(data: bytes, path: str, settings: Settings, scope: FileScope | None = None) -> FileResult:
+    """The engine's :func:`~zlint.engine.lint_source`, imported on first use: a run whose files
+    all hit the cache never loads LibCST or a rule."""
+    from zlint.engine import lint_source as lint
+
+    return lint(data, path, settings, scope=scope)
 
 
 def _lint_task(task: _Task) -> tuple[int, FileResult]:
@@ -83,6 +91,9 @@ def lint_files(
                 continue
             keys[index] = key
         tasks.append(_Task(index, path, data, settings, scope))
+
+    if tasks:  # LibCST and the rules load only when a file is linted, never for cache hits
+        import zlint.engine  # noqa: F401 - imported once here, so forked workers inherit it
 
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     workers = min(jobs, len(tasks) // MIN_FILES_PER_WORKER)

@@ -16,9 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from zlint.atomic import atomic_write
-from zlint.engine import SourceError, decode_source, read_source
 from zlint.facts.project_scope import FileScope, FileSummary, _Class, _Function, classify, summarize
-from zlint.source import MAX_FILE_BYTES
+from zlint.source import MAX_FILE_BYTES, SourceError, decode_source, read_source
 
 
 class ProjectIndex:

@@ -11,13 +11,18 @@ one-line error instead of a crash.
 from __future__ import annotations
 
 import ast
+import codecs
 import errno
 import io
 import os
 import re
 import stat
 import tokenize
+from dataclasses import dataclass, field
 from itertools import accumulate
+from pathlib import Path
+
+from zlint.diagnostics import Diagnostic, FileError
 
 #: Deepest nesting zlint lints. Real model code stays far below (the deepest file of the
 #: transformers/timm/torchvision/diffusers corpus measures 53), and LibCST crashes natively near
@@ -206,3 +211,79 @@ def caused_by_recursion(exc: BaseException) -> bool:
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
+
+
+# -- reading a file for the engine (no LibCST here, so a fully cached run never loads it) --------
+
+
+@dataclass
+class FileResult:
+    """One file's findings, or the one-line reason it could not be linted."""
+
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: FileError | None = None
+
+
+class SourceError(Exception):
+    """The file cannot be linted; the message is one line."""
+
+
+def decode_source(data: bytes) -> str:
+    """Decode like Python does (BOM, PEP 263 cookie, default UTF-8), with one-line errors."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # say why, not "null bytes"
+        raise SourceError(
+            "UTF-16 or UTF-32 (byte order mark at offset 0): Python source must be UTF-8 or declare its encoding"
+        )
+    if b"\x00" in data:
+        raise SourceError("source contains null bytes")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        if "unknown encoding" in str(exc):
+            raise SourceError(str(exc)) from None
+        # no cookie and the first lines are not UTF-8: let the decode below say where
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        detail = f" (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})" if isinstance(
+            exc, UnicodeDecodeError
+        ) else ""
+        raise SourceError(f"not valid {encoding}{detail}") from None
+    return text.removeprefix("\ufeff")
+
+
+def check_syntax(text: str, path: str) -> ast.Module:
+    """Raise SourceError with Python's own message for invalid syntax; return the ``ast``."""
+    try:
+        return ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        where = f"{exc.lineno}:{(exc.offset or 1)}" if exc.lineno else "?"
+        raise SourceError(f"syntax error at {where}: {exc.msg}") from None
+    except (RecursionError, MemoryError):
+        raise SourceError("too deeply nested to parse") from None
+    except ValueError as exc:  # e.g. source code string cannot contain null bytes
+        raise SourceError(str(exc)) from None
+
+
+def read_source(path: str | Path) -> bytes | FileResult:
+    """A file's bytes, or a FileResult with the one-line reason it cannot be read."""
+    name = str(path)
+    try:
+        return read_regular_file(path)  # never blocks on a FIFO
+    except UnreadableFile as exc:
+        return FileResult(name, error=FileError(name, str(exc)))
+    except IsADirectoryError:
+        return FileResult(name, error=FileError(name, "is a directory"))
+    except FileNotFoundError:
+        return FileResult(name, error=FileError(name, "no such file or directory"))
+    except PermissionError:
+        return FileResult(name, error=FileError(name, "permission denied"))
+    except OSError as exc:
+        return FileResult(name, error=FileError(name, f"cannot read: {exc.strerror or exc}"))
+
+
+def full_path_default() -> bool:
+    """True when ``ZLINT_FULL_PATH`` asks for the plain whole-file path (for comparisons)."""
+    return os.environ.get("ZLINT_FULL_PATH", "") not in ("", "0")

@@ -2,11 +2,20 @@
 
 A thin adapter over :func:`zlint.engine.lint_source`: the same findings as ``zlint`` on the same
 lines, and 0-based columns (flake8 adds 1, so the printed columns agree with the CLI). flake8
-owns selection (``--select``, ``--extend-ignore``, ``per-file-ignores``), so the engine runs every
-rule and opt-in codes are hidden through flake8's default ignore list. zlint's behaviour settings
+owns selection (``--select``, ``--extend-ignore``, ``per-file-ignores``; opt-in codes are hidden
+through flake8's default ignore list), and the engine runs the codes it selects. zlint's behaviour settings
 (every :class:`~zlint.settings.Settings` field that is not about selection) become flake8
 options named ``--zlint-<setting>``, read from the command line or flake8's config, so a new
 setting needs no change here.
+
+What it costs: flake8 imports every installed plugin on every run, so this module imports
+neither LibCST nor a rule. After flake8 has parsed its options, its own decision engine says
+which ZL codes the run can show; the engine runs only those rules (the same findings: flake8
+would hide the others), and when none is left (``--extend-ignore ZL``, ``--select E``) the
+checker returns at once and LibCST is never loaded. Files are looked up in zlint's result cache
+under the key the ``zlint`` command uses (same bytes, displayed path and effective settings),
+so a file either front end has linted is not linted again; each flake8 process saves the cache
+when it exits.
 """
 
 from __future__ import annotations
@@ -16,11 +25,15 @@ import dataclasses
 import types
 import typing
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from zlint import __version__, registry
-from zlint.engine import lint_source
 from zlint.settings import ConfigError, Settings, settings_from_table
+
+if TYPE_CHECKING:  # the rest loads when a file is checked: every flake8 run imports this module
+    from zlint.cache import Cache
+    from zlint.diagnostics import Diagnostic, FileError
 
 #: Settings fields flake8 replaces with its own machinery, or that only describe a config file
 NOT_OPTIONS = frozenset(
@@ -29,6 +42,8 @@ NOT_OPTIONS = frozenset(
 OPTION_PREFIX = "zlint-"
 #: the meta rule this adapter reports for a file zlint cannot lint (zlint/rules/zl000_file_not_linted.py)
 FILE_NOT_LINTED = "ZL000"
+#: errors flake8 reports itself (E999, E902)
+FLAKE8_REPORTS = ("syntax error", "cannot decode", "not valid")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +90,57 @@ def setting_options() -> list[SettingOption]:
     return options
 
 
+def codes_flake8_shows(options: Any) -> frozenset[str] | None:
+    """The ZL codes flake8's decision engine selects under ``options`` (select, ignore, their
+    ``extend-`` forms, config files and the default ignore list with zlint's opt-in codes);
+    ``None`` when this flake8 has no decision engine to ask (then every code runs, as before)."""
+    try:
+        from flake8.style_guide import Decision, DecisionEngine
+
+        decide = DecisionEngine(options)
+        return frozenset(
+            record.code for record in registry.records() if decide.decision_for(record.code) is Decision.Selected
+        )
+    except (ImportError, AttributeError, TypeError):
+        return None
+
+
+_CACHE: list[Cache] = []  # this process's cache (flake8 may lint in several processes)
+
+
+def process_cache() -> Cache:
+    """This process's view of zlint's cache, saved when the process exits (flake8's worker
+    processes exit through multiprocessing, which runs the finalizer; so does the main one)."""
+    if not _CACHE:
+        import multiprocessing.util
+
+        from zlint.cache import Cache, default_directory
+        from zlint.source import full_path_default
+
+        cache = Cache(default_directory(), full_path_default())
+        multiprocessing.util.Finalize(cache, cache.save, exitpriority=10)
+        _CACHE.append(cache)
+    return _CACHE[0]
+
+
+def file_bytes(filename: str, text: str) -> bytes | None:
+    """The file's bytes when they are exactly what flake8 read (``text``), so that zlint's cache
+    key (which hashes bytes) describes this input; ``None`` for stdin, a file changed since,
+    CRLF line ends (flake8 reads them as ``\\n``) or an encoding flake8 read differently."""
+    from zlint.source import SourceError, decode_source, read_regular_file
+
+    try:
+        data = read_regular_file(filename)
+    except OSError:  # unreadable, or not a regular file (UnreadableFile)
+        return None
+    if b"\r" in data:
+        return None
+    try:
+        return data if decode_source(data) == text else None
+    except SourceError:
+        return None
+
+
 class ZlintChecker:
     """The flake8 checker. flake8 passes ``tree``, ``filename`` and ``lines`` by name; the tree
     is unused (zlint parses with LibCST) but makes this a once-per-file tree plugin."""
@@ -82,6 +148,8 @@ class ZlintChecker:
     name = "zlint"
     version = __version__
     settings: ClassVar[Settings] = Settings(select=("ALL",))
+    #: whether any ZL code can be shown in this run (flake8's selection): when not, no work at all
+    active: ClassVar[bool] = True
 
     def __init__(self, tree: ast.AST, filename: str, lines: list[str]) -> None:
         self.filename = filename
@@ -115,14 +183,45 @@ class ZlintChecker:
             settings = settings_from_table(table, "flake8 options", None)
         except ConfigError as exc:
             raise SystemExit(f"flake8: error: zlint: {str(exc).replace('[tool.zlint] ', '')}") from None
-        cls.settings = settings.with_overrides(select=("ALL",))
+        shown = codes_flake8_shows(options)
+        # runtime codes (``--verify``'s) are never reported by linting: they alone leave no work
+        cls.active = shown is None or any(registry.kind_of(code) != "runtime" for code in shown)
+        cls.settings = settings.with_overrides(select=tuple(sorted(shown)) if shown else ("ALL",))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        result = lint_source("".join(self.lines), self.filename, self.settings)
-        if result.error is not None:
-            # flake8 reports files it cannot parse itself (E999, E902); anything else is ours
-            if not result.error.reason.startswith(("syntax error", "cannot decode", "not valid")):
-                yield 1, 0, f"{FILE_NOT_LINTED} zlint could not lint this file: {result.error.reason}", type(self)
+        if not self.active:
             return
-        for d in result.diagnostics:
+        diagnostics, error = self.lint()
+        if error is not None:
+            if not error.reason.startswith(FLAKE8_REPORTS):
+                yield 1, 0, f"{FILE_NOT_LINTED} zlint could not lint this file: {error.reason}", type(self)
+            return
+        for d in diagnostics:
             yield d.line, d.column, f"{d.code} {d.message}", type(self)
+
+    def lint(self) -> tuple[list[Diagnostic], FileError | None]:
+        """This file's findings: from zlint's cache when the ``zlint`` command or an earlier
+        flake8 run linted the same bytes under the same path and settings, else from the engine."""
+        from zlint.cache import file_key, settings_fingerprint
+        from zlint.discovery import display_path
+
+        text = "".join(self.lines)
+        data = file_bytes(self.filename, text)
+        if data is None:  # nothing on disk matches what flake8 read: lint the text, cache nothing
+            return self._linted(text, self.filename)
+        path = display_path(Path(self.filename))  # as the zlint command names it
+        key = file_key(path, data, settings_fingerprint(self.settings, self.settings.enabled_codes(path)))
+        cache = process_cache()
+        found = cache.get(key, path)
+        if found is not None:
+            return found
+        diagnostics, error = self._linted(data, path)
+        cache.put(key, diagnostics, error)
+        return diagnostics, error
+
+    def _linted(self, source: str | bytes, path: str) -> tuple[list[Diagnostic], FileError | None]:
+        # LibCST and the rules load only when a file is linted
+        from zlint.engine import lint_source
+
+        result = lint_source(source, path, self.settings)
+        return result.diagnostics, result.error

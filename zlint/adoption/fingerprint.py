@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from zlint.diagnostics import Diagnostic
-from zlint.engine import SourceError, decode_source
+from zlint.source import SourceError, decode_source
 from zlint.noqa import physical_lines
 
 #: key of the fingerprint in SARIF ``partialFingerprints``
