@@ -143,7 +143,8 @@ def file_bytes(filename: str, text: str) -> bytes | None:
 
 class ZlintChecker:
     """The flake8 checker. flake8 passes ``tree``, ``filename`` and ``lines`` by name; the tree
-    is unused (zlint parses with LibCST) but makes this a once-per-file tree plugin."""
+    gives the file's compiled scope on its own (as ``zlint FILE`` sees it) and makes this a
+    once-per-file tree plugin."""
 
     name = "zlint"
     version = __version__
@@ -154,6 +155,7 @@ class ZlintChecker:
     def __init__(self, tree: ast.AST, filename: str, lines: list[str]) -> None:
         self.filename = filename
         self.lines = lines
+        self.tree = tree
 
     @classmethod
     def add_options(cls, manager: Any) -> None:
@@ -210,18 +212,30 @@ class ZlintChecker:
         if data is None:  # nothing on disk matches what flake8 read: lint the text, cache nothing
             return self._linted(text, self.filename)
         path = display_path(Path(self.filename))  # as the zlint command names it
-        key = file_key(path, data, settings_fingerprint(self.settings, self.settings.enabled_codes(path)))
+        fingerprint = settings_fingerprint(self.settings, self.settings.enabled_codes(path))
+        scope = self._scope(path)
+        if scope is not None:  # the same key as `zlint FILE`, whose project is this one file
+            fingerprint += "\0" + scope.fingerprint()
+        key = file_key(path, data, fingerprint)
         cache = process_cache()
         found = cache.get(key, path)
         if found is not None:
             return found
-        diagnostics, error = self._linted(data, path)
+        diagnostics, error = self._linted(data, path, scope)
         cache.put(key, diagnostics, error)
         return diagnostics, error
 
-    def _linted(self, source: str | bytes, path: str) -> tuple[list[Diagnostic], FileError | None]:
+    def _scope(self, path: str):
+        """The file's compiled scope as a one-file project (None without flake8's ``ast``)."""
+        if not isinstance(self.tree, ast.Module):
+            return None
+        from zlint.facts.project_scope import scope_for_file
+
+        return scope_for_file(path, self.tree)
+
+    def _linted(self, source: str | bytes, path: str, scope=None) -> tuple[list[Diagnostic], FileError | None]:
         # LibCST and the rules load only when a file is linted
         from zlint.engine import lint_source
 
-        result = lint_source(source, path, self.settings)
+        result = lint_source(source, path, self.settings, scope=scope)
         return result.diagnostics, result.error

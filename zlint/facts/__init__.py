@@ -1,5 +1,5 @@
-"""Shared per-file analysis, computed once and read by every rule."""
+"""Shared per-file analysis, computed once and read by every rule.
 
-from zlint.facts.size_facts import Fact, Kind, SizeFactsProvider
-
-__all__ = ["Fact", "Kind", "SizeFactsProvider"]
+The package itself imports nothing: the project-wide scope (``project_scope``, ``ast`` only)
+loads without LibCST, which the per-file facts (``size_facts``) need.
+"""
