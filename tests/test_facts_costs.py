@@ -139,3 +139,19 @@ def test_a_relation_of_two_varying_sizes_recompiles_when_it_flips():
         return count.graphs
 
     assert graphs(size_relation) > graphs(lambda x, y: x * 2)
+
+
+def remainder_through_a_name(x):
+    rest = x.shape[0] % 4
+    return x * 2 if rest != 0 else x - 1
+
+
+def remainder_truthiness(x):
+    return x * 2 if x.shape[0] % 4 else x - 1
+
+
+@pytest.mark.parametrize("fn", [remainder_through_a_name, remainder_truthiness])
+def test_a_divisibility_test_recompiles_when_it_flips_by_default(fn):
+    # the sweep 2, 3, 5, 1, 0, 8 flips `n % 4 != 0` at 8 (and 0): a graph beyond the baseline
+    graphs, breaks = sweep(fn, lambda n: (torch.ones(n, 3),))
+    assert graphs > BASELINE and breaks == 0

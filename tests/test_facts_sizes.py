@@ -212,3 +212,30 @@ def f(x: torch.Tensor, steps):
     j = 4
 """
     assert codes_at(code) == []
+
+
+REMAINDERS = """\
+def f(x, hop):
+    b, c, n = x.shape
+    rest = n % hop
+    if rest != 0:
+        x = x + 1
+    if n % 2:
+        x = x * 2
+    if n % 8:
+        raise ValueError("n must be a multiple of 8")
+    m = n - 1
+    if m == 0:
+        x = x - 1
+    return x
+"""
+
+
+def test_a_remainder_tested_against_zero_is_a_divisibility_threshold_even_through_a_name():
+    found = [(d.line, d.code, d.tier) for d in lint(REMAINDERS)]
+    assert found == [
+        (4, "ZL103", "default"),  # rest = n % hop; rest != 0
+        (6, "ZL103", "default"),  # n % 2 as a truth value is n % 2 != 0
+        (8, "ZL102", "single-graph"),  # raise-only: costs nothing by default, blocks single-graph
+        (11, "ZL101", "single-graph"),  # near miss: n - 1 == 0 is n == 1, no remainder
+    ]

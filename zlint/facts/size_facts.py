@@ -92,6 +92,8 @@ class Fact:
     fixed: bool = False
     #: SIZE: an upper clamp, ``min(n, 4)``: only values below it vary
     bound: int | None = None
+    #: SIZE: a remainder (``n % k``, also through a name): compared with 0 it tests divisibility
+    remainder: bool = False
 
 
 #: Fast path (zlint/prepass.py): no expression is a SIZE or SHAPE (nor a size bool) unless one
@@ -113,6 +115,7 @@ TENSOR = Fact(Kind.TENSOR)
 MASK = Fact(Kind.TENSOR, boolean=True)
 CONTAINER = Fact(Kind.CONTAINER)
 TENSORS = Fact(Kind.TENSORS)
+REMAINDER = Fact(Kind.SIZE, remainder=True)
 STATIC = Fact(Kind.STATIC)
 #: torch factories whose result size is given by their arguments
 FACTORIES = frozenset(
@@ -767,7 +770,10 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
             # x.shape[:-1] + (h, d): a tuple concatenation, not arithmetic
             self._set(original_node, SHAPE)
             return
-        self._set(original_node, _arith(left, right))
+        fact = _arith(left, right)
+        if fact is not None and fact.kind is Kind.SIZE and isinstance(original_node.operator, cst.Modulo):
+            fact = REMAINDER  # `rest = n % k; if rest != 0:` guards divisibility, not a 0/1 size
+        self._set(original_node, fact)
 
     def leave_UnaryOperation(self, original_node: cst.UnaryOperation) -> None:
         fact = self.fact(original_node.expression)
@@ -885,6 +891,9 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
     def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: float) -> tuple[Versus, str | None]:
         """What ``own op value`` compares the underlying size with: ``n - 3 > 0`` is ``n > 3``,
         ``n - c > 0`` is ``n > c``, ``n // 4 > 0`` is ``n >= 4``; ``n >= 2`` is ``n > 1``."""
+        fact = self.fact(own)
+        if value == 0 and fact is not None and fact.remainder:
+            return Versus.DIVISIBILITY, None
         while isinstance(own, cst.BinaryOperation):
             operator, left, right = own.operator, own.left, own.right
             lk, rk = self._kind(left), self._kind(right)

@@ -19,6 +19,8 @@ class SizeTruthiness(BranchRule):
     def check_atom(self, atom: cst.BaseExpression, fact: Fact | None, where: Where) -> None:
         if fact is None or fact.kind is not Kind.SIZE or where is Where.ARGUMENT:
             return
+        if fact.remainder and where is Where.BRANCH:
+            return  # `if n % 8:` branches on divisibility, which costs by default: ZL103's finding
         self.report_once(
             atom,
             f"`{snippet(self.context, atom)}` tests a size for truth: blocks single-graph mode; "

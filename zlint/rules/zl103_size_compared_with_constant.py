@@ -21,6 +21,14 @@ class SizeComparedWithConstant(BranchRule):
         # side is an error. Validations like `if x.size(1) != y.size(1): raise` stay quiet.
         if where is Where.VALIDATION:
             return
+        if fact is not None and fact.remainder and where is Where.BRANCH:
+            # `if n % 8:` is `n % 8 != 0`: a guard on Mod(n, 8) that flips with the size
+            self.report_once(
+                atom,
+                f"`{snippet(self.context, atom)}` is a divisibility test: recompiles when it flips; "
+                "torch._check it or use torch.cond",
+            )
+            return
         for comparison in comparisons_of(atom, fact):
             own = self.fact(comparison)
             if own is None or Versus.ZERO_ONE in own.versus:
