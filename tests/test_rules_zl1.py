@@ -201,8 +201,11 @@ def f(self, x):
     _assert(x.size(0) == 1, "single")
     self.assertTrue(x.size(0) == 1)
     check_shape(x.shape[0] > 1)
+    torch_compilable_check(x.shape[0] > 4, "a torch._check wrapper")
 """
     assert codes_at(code) == []
+    # near miss: an op that takes the bool on (is_causal=...) is where the guard happens
+    assert [c for *_, c in codes_at(code.replace("torch_compilable_check", "apply_causal"))] == ["ZL103"]
 
 
 def test_len_of_a_name_narrowed_to_a_list_is_not_a_size():

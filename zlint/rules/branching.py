@@ -99,10 +99,14 @@ class BranchRule(Rule):
 
 
 def _is_assertion(func: cst.BaseExpression) -> bool:
-    """``_assert(cond, msg)``, ``check_shape(...)``, ``self.assertEqual(...)``: a validation
+    """``_assert(cond, msg)``, ``check_shape(...)``, ``self.assertEqual(...)``,
+    ``torch_compilable_check(...)``: a validation
     helper (timm's ``_assert`` wraps ``torch._assert``), not a bool passed on to an op."""
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return name.lstrip("_").lower().startswith(("assert", "check"))
+    words = name.lower().split("_")
+    # `check_shape`, `_assert`, `assertEqual`, and wrappers named for what they do:
+    # `torch_compilable_check(cond, msg)` (a torch._check wrapper), `shape_assert(...)`
+    return name.lstrip("_").lower().startswith(("assert", "check")) or bool({"check", "assert"} & set(words))
 
 
 def comparisons_of(atom: cst.BaseExpression, fact: Fact | None) -> tuple[cst.Comparison, ...]:
