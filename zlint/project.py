@@ -103,13 +103,15 @@ def _encode(summary: FileSummary) -> dict:
 
 
 def _function(f: dict) -> _Function:
-    return _Function(**{
-        **f,
-        "calls": set(f["calls"]),
-        "branch_calls": set(f["branch_calls"]),
-        "params": tuple(f["params"]),
-        "regions": [tuple(r) for r in f["regions"]],
-    })
+    return _Function(
+        **{
+            **f,
+            "calls": set(f["calls"]),
+            "branch_calls": set(f["branch_calls"]),
+            "params": tuple(f["params"]),
+            "regions": [tuple(r) for r in f["regions"]],
+        }
+    )
 
 
 def _decode(data: object) -> FileSummary | None:
@@ -121,10 +123,7 @@ def _decode(data: object) -> FileSummary | None:
             function = _function(f)
             functions[qual] = function
         classes = {qual: _Class(**c) for qual, c in data["classes"].items()}
-        shadowed = [
-            _function(f)
-            for f in data["shadowed"]
-        ]
+        shadowed = [_function(f) for f in data["shadowed"]]
         return FileSummary(
             **{
                 **data,
