@@ -33,7 +33,7 @@ def test_reachability_from_forward_wins_over_names_and_classes():
             def downsample(mask, size):
                 return mask  # <-
 
-        class SlicedAttnProcessor:
+        class SlicedProcessor:
             def __call__(self, attn, hidden_states):
                 return MaskProcessor.downsample(hidden_states, 2)  # <-
 
@@ -46,17 +46,54 @@ def test_reachability_from_forward_wins_over_names_and_classes():
         class Attention(nn.Module):
             def __init__(self):
                 super().__init__()
-                self.processor = SlicedAttnProcessor()
+                self.processor = SlicedProcessor()
 
             def forward(self, x):
                 return self.processor(self, build_pipeline_inputs(load_weights_into(x, None)))  # <-
         """
     ) == [
-        ("compiled", "called from SlicedAttnProcessor.__call__"),
+        ("compiled", "called from SlicedProcessor.__call__"),
         ("compiled", "called from Attention.forward"),
         ("compiled", "called from Attention.forward"),
         ("compiled", "called from Attention.forward"),
         ("compiled", "forward of Attention"),
+    ]
+
+
+def test_attention_processors_and_method_references():
+    assert one(
+        """
+        from torch import nn
+
+        class AttnProcessor2_0:
+            def __call__(self, attn, hidden_states):
+                return hidden_states  # <-
+
+        class IPAdapterAttnProcessor(nn.Module):
+            def __call__(self, attn, hidden_states):
+                return hidden_states  # <-
+
+        class AttnProcessorConfig:
+            def to_dict(self):
+                return {}  # <-
+
+        class Rotary(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                init_fn = self.compute_default_rope_parameters
+                self.inv_freq = init_fn(config)
+
+            def compute_default_rope_parameters(self, config):
+                return config  # <-
+
+            def forward(self, x):
+                return x * self.inv_freq
+        """
+    ) == [
+        ("compiled", "attention processor (AttnProcessor2_0)"),
+        ("compiled", "attention processor (IPAdapterAttnProcessor)"),
+        ("never", "configuration (AttnProcessorConfig)"),
+        ("never", "called only from Rotary.__init__"),
     ]
 
 

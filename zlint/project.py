@@ -99,6 +99,7 @@ def _encode(summary: FileSummary) -> dict:
     for function in [*data["functions"].values(), *data["shadowed"]]:
         function["calls"] = sorted(function["calls"])
         function["branch_calls"] = sorted(function["branch_calls"])
+        function["refs"] = sorted(function["refs"])
     return data
 
 
@@ -108,6 +109,7 @@ def _function(f: dict) -> _Function:
             **f,
             "calls": set(f["calls"]),
             "branch_calls": set(f["branch_calls"]),
+            "refs": set(f["refs"]),
             "params": tuple(f["params"]),
             "regions": [tuple(r) for r in f["regions"]],
         }

@@ -51,7 +51,7 @@ _NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"filter_fn$|^_*convert_|^_*remap_"), "checkpoint conversion"),
 )
 # Classes whose methods prepare inputs or describe configuration: they run before the model.
-_NEVER_CLASS = re.compile(r"(Processor|Processing|Tokenizer|FeatureExtractor|FeatureExtraction|Config$|Configuration$)")
+_NEVER_CLASS = re.compile(r"Processor|Processing|Tokenizer|FeatureExtractor|FeatureExtraction")
 # Host-side orchestration: objects that drive a compiled model from outside (users compile
 # `pipe.unet`, never the pipeline; HF compiles the forward inside `generate`, not the loop).
 _HOST_CLASS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -81,6 +81,8 @@ class _Function:
     decorators: list[str] = field(default_factory=list)
     regions: list[tuple[int, int, str]] = field(default_factory=list)  # never-run branches
     params: tuple[str, ...] = ()
+    #: methods referenced without a call (`fn = self.compute_rope`): called later by this code
+    refs: set[str] = field(default_factory=set)
     #: callees called only inside branches dynamo never takes (tracing/scripting/not compiling)
     branch_calls: set[str] = field(default_factory=set)
 
@@ -307,9 +309,14 @@ class _Summarizer:
                 self.summary.instances[name] = callee
 
     def expressions(self, root: ast.AST) -> None:
-        for node in ast.walk(root):
+        called: set[int] = set()
+        for node in ast.walk(root):  # parents come before children: a callee is seen as called
             if isinstance(node, ast.Call):
                 self.call(node)
+                called.add(id(node.func))
+            elif isinstance(node, ast.Attribute) and id(node) not in called and self.functions:
+                if isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(node.ctx, ast.Load):
+                    self.functions[-1].refs.add(node.attr)
             elif isinstance(node, ast.Attribute) and node.attr == "DYNAMIC":
                 if (_dotted(node.value) or "").endswith("Dim"):
                     self.summary.single_graph = True
@@ -497,6 +504,11 @@ class _Project:
         only these of its calls."""
         summary = self.files[path]
         out: list[_Key] = []
+        if names is None and function.refs and function.cls:
+            for attr in function.refs:
+                hit = self.method(path, function.cls, attr)
+                if hit is not None:
+                    out.append(hit)
         for name in function.calls if names is None else names:
             name = name.removesuffix(".forward").removesuffix(".__call__")
             head, _, rest = name.partition(".")
@@ -580,10 +592,10 @@ def _never_reason(project: _Project, path: str, function: _Function) -> str | No
             if any(pattern.search(name) for name in names):
                 return reason
         for name in names:
-            match = _NEVER_CLASS.search(name)
-            if match and not _ATTENTION_PROCESSOR.search(name):
-                kind = "configuration" if "Config" in match.group(1) else "input/output processing"
-                return f"{kind} ({short})"
+            if name.endswith(("Config", "Configuration")):
+                return f"configuration ({short})"
+            if _NEVER_CLASS.search(name) and not _ATTENTION_PROCESSOR.search(name):
+                return f"input/output processing ({short})"
     return None
 
 
@@ -616,6 +628,10 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
         path = key[0]
         if function.name == "forward" and function.cls and project.is_module_class(path, function.cls):
             verdict[key] = (COMPILED, f"forward of {function.cls.rsplit('.', 1)[-1]}")
+            work.append(key)
+        elif function.name == "__call__" and function.cls and _ATTENTION_PROCESSOR.search(function.cls):
+            # `Attention.forward` dispatches to whichever processor object it was given
+            verdict[key] = (COMPILED, f"attention processor ({function.cls.rsplit('.', 1)[-1]})")
             work.append(key)
         elif any(d in _COMPILE for d in function.decorators):
             verdict[key] = (COMPILED, "decorated with torch.compile")
