@@ -112,7 +112,8 @@ def main() -> None:
     if opts.list:
         for r in rows:
             scope, reason = packages[(r["file"], r["line"], r["code"])]
-            print(f"  #{r['n']} {r['verdict']:5} {r['was']:8} -> {scope:8} {reason} | {r['file']}:{r['line']} | {r['why']}")
+            where = f"{r['file']}:{r['line']}"
+            print(f"  #{r['n']} {r['verdict']:5} {r['was']:8} -> {scope:8} {reason} | {where} | {r['why']}")
     if not opts.skip_cli:
         cli = cli_scopes(opts.corpus, rows)
         report("cli (zlint --scope all over the sample's files)", rows,
