@@ -97,7 +97,22 @@ def _encode(summary: FileSummary) -> dict:
     data = dataclasses.asdict(summary)
     for function in [*data["functions"].values(), *data["shadowed"]]:
         function["calls"] = sorted(function["calls"])
+        function["branch_calls"] = sorted(function["branch_calls"])
+        function["refs"] = sorted(function["refs"])
     return data
+
+
+def _function(f: dict) -> _Function:
+    return _Function(
+        **{
+            **f,
+            "calls": set(f["calls"]),
+            "branch_calls": set(f["branch_calls"]),
+            "refs": set(f["refs"]),
+            "params": tuple(f["params"]),
+            "regions": [tuple(r) for r in f["regions"]],
+        }
+    )
 
 
 def _decode(data: object) -> FileSummary | None:
@@ -106,13 +121,10 @@ def _decode(data: object) -> FileSummary | None:
         assert isinstance(data, dict)
         functions = {}
         for qual, f in data["functions"].items():
-            function = _Function(**{**f, "calls": set(f["calls"]), "regions": [tuple(r) for r in f["regions"]]})
+            function = _function(f)
             functions[qual] = function
         classes = {qual: _Class(**c) for qual, c in data["classes"].items()}
-        shadowed = [
-            _Function(**{**f, "calls": set(f["calls"]), "regions": [tuple(r) for r in f["regions"]]})
-            for f in data["shadowed"]
-        ]
+        shadowed = [_function(f) for f in data["shadowed"]]
         return FileSummary(
             **{
                 **data,

@@ -38,7 +38,8 @@ _DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch.
 # Predicates whose value under dynamo is known: is_compiling() is True while tracing; TorchScript
 # scripting and jit tracing are not active under dynamo.
 _TRUE_WHEN_COMPILING = ("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling")
-_FALSE_WHEN_COMPILING = ("is_scripting", "is_tracing")
+# Any helper ending in these names (torchvision's `_is_tracing()`) wraps TorchScript/jit/ONNX state.
+_FALSE_WHEN_COMPILING = ("is_scripting", "is_tracing", "is_in_onnx_export")
 
 # Functions that run once at construction or load time, eagerly, never inside a compiled forward.
 _NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -50,7 +51,23 @@ _NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"filter_fn$|^_*convert_|^_*remap_"), "checkpoint conversion"),
 )
 # Classes whose methods prepare inputs or describe configuration: they run before the model.
-_NEVER_CLASS = re.compile(r"(Processor|Processing|Tokenizer|FeatureExtractor|FeatureExtraction|Config$|Configuration$)")
+_NEVER_CLASS = re.compile(r"Processor|Processing|Tokenizer|FeatureExtractor|FeatureExtraction")
+# Host-side orchestration: objects that drive a compiled model from outside (users compile
+# `pipe.unet`, never the pipeline; HF compiles the forward inside `generate`, not the loop).
+_HOST_CLASS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"Pipeline"), "diffusion pipeline (host-side orchestration)"),
+    (re.compile(r"Scheduler"), "scheduler (host-side)"),
+    (re.compile(r"Collator"), "data collator (host-side)"),
+    (re.compile(r"CandidateGenerator"), "candidate generator (host-side generation loop)"),
+    (re.compile(r"Dataset$|DataLoader$|Sampler$"), "data loading (host-side)"),
+    (re.compile(r"Trainer$|Callback$"), "training loop (host-side)"),
+    (re.compile(r"Exporter$"), "exporter (host-side)"),
+)
+# Attention processors are the compute of `Attention.forward` (`self.processor(...)`), not input
+# processing, even though their names end in Processor.
+_ATTENTION_PROCESSOR = re.compile(r"Att(n|ention)\w*Processor")
+_GENERATE = re.compile(r"^_*generate$|_for_generat(e|ion)$")
+_CHECKPOINT_PARAMS = frozenset({"checkpoint", "state_dict", "original_state_dict", "ckpt", "model_state"})
 
 
 @dataclass
@@ -63,6 +80,11 @@ class _Function:
     calls: set[str] = field(default_factory=set)  # dotted callee names as written
     decorators: list[str] = field(default_factory=list)
     regions: list[tuple[int, int, str]] = field(default_factory=list)  # never-run branches
+    params: tuple[str, ...] = ()
+    #: methods referenced without a call (`fn = self.compute_rope`): called later by this code
+    refs: set[str] = field(default_factory=set)
+    #: callees called only inside branches dynamo never takes (tracing/scripting/not compiling)
+    branch_calls: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -159,7 +181,7 @@ def _compiling_value(test: ast.expr, summary: FileSummary) -> bool | None:
         last = name.rsplit(".", 1)[-1]
         if last in _TRUE_WHEN_COMPILING:
             return True
-        if last in _FALSE_WHEN_COMPILING and name.startswith("torch."):
+        if last.endswith(_FALSE_WHEN_COMPILING):
             return False
     return None
 
@@ -173,6 +195,7 @@ class _Summarizer:
         self.scope: list[str] = []
         self.classes: list[_Class] = []
         self.functions: list[_Function] = []
+        self.in_dead_branch = 0  # depth of branches dynamo never takes, in the current function
 
     def body(self, statements: list[ast.stmt]) -> None:
         for stmt in statements:
@@ -197,9 +220,9 @@ class _Summarizer:
                     sep = "" if module.endswith(".") else "."
                     self.summary.imports[alias.asname or alias.name] = f"{module}{sep}{alias.name}"
         else:
-            if isinstance(stmt, ast.If):
-                self.guarded(stmt)
-            elif isinstance(stmt, ast.Assign):
+            if isinstance(stmt, ast.If) and self.guarded(stmt):
+                return
+            if isinstance(stmt, ast.Assign):
                 self.assign(stmt.targets, stmt.value)
             elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
                 self.assign([stmt.target], stmt.value)
@@ -229,6 +252,8 @@ class _Summarizer:
         parent = ".".join(self.scope)
         cls = self.classes[-1].qualname if self.classes and self.classes[-1].qualname == parent else None
         info = _Function(qual, node.name, node.lineno, node.end_lineno or node.lineno, cls)
+        args = node.args
+        info.params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         if node.decorator_list:
             info.start = min(d.lineno for d in node.decorator_list)
         for decorator in node.decorator_list:
@@ -245,17 +270,27 @@ class _Summarizer:
             self.expressions(decorator)
         self.scope.append(node.name)
         self.functions.append(info)
+        outer, self.in_dead_branch = self.in_dead_branch, 0
         self.body(node.body)
+        self.in_dead_branch = outer
         self.functions.pop()
         self.scope.pop()
 
-    def guarded(self, node: ast.If) -> None:
+    def guarded(self, node: ast.If) -> bool:
+        """Walk an ``if`` whose test dynamo decides; False when the test says nothing."""
         value = _compiling_value(node.test, self.summary)
-        if value is not None and self.functions:
-            branch = node.body if value is False else node.orelse
-            if branch:
-                start, end = branch[0].lineno, max((s.end_lineno or s.lineno) for s in branch)
-                self.functions[-1].regions.append((start, end, "branch not taken under torch.compile"))
+        if value is None or not self.functions:
+            return False
+        dead = node.body if value is False else node.orelse
+        if dead:
+            start, end = dead[0].lineno, max((s.end_lineno or s.lineno) for s in dead)
+            self.functions[-1].regions.append((start, end, "branch not taken under torch.compile"))
+        self.expressions(node.test)
+        for branch in (node.body, node.orelse):
+            self.in_dead_branch += branch is dead
+            self.body(branch)
+            self.in_dead_branch -= branch is dead
+        return True
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
         for target in targets:
@@ -274,9 +309,14 @@ class _Summarizer:
                 self.summary.instances[name] = callee
 
     def expressions(self, root: ast.AST) -> None:
-        for node in ast.walk(root):
+        called: set[int] = set()
+        for node in ast.walk(root):  # parents come before children: a callee is seen as called
             if isinstance(node, ast.Call):
                 self.call(node)
+                called.add(id(node.func))
+            elif isinstance(node, ast.Attribute) and id(node) not in called and self.functions:
+                if isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(node.ctx, ast.Load):
+                    self.functions[-1].refs.add(node.attr)
             elif isinstance(node, ast.Attribute) and node.attr == "DYNAMIC":
                 if (_dotted(node.value) or "").endswith("Dim"):
                     self.summary.single_graph = True
@@ -286,7 +326,10 @@ class _Summarizer:
         if callee is None:
             return
         if self.functions:
-            self.functions[-1].calls.add(callee)
+            if self.in_dead_branch:
+                self.functions[-1].branch_calls.add(callee)
+            else:
+                self.functions[-1].calls.add(callee)
         last = callee.rsplit(".", 1)[-1]
         if last == "mark_unbacked":
             self.summary.single_graph = True
@@ -456,11 +499,17 @@ class _Project:
             info = self.files[path].classes.get(base[1])
         return None
 
-    def callees(self, path: str, function: _Function) -> list[_Key]:
-        """The functions of the run that ``function`` calls (as far as names resolve)."""
+    def callees(self, path: str, function: _Function, names: Iterable[str] | None = None) -> list[_Key]:
+        """The functions of the run that ``function`` calls (as far as names resolve); ``names``:
+        only these of its calls."""
         summary = self.files[path]
         out: list[_Key] = []
-        for name in function.calls:
+        if names is None and function.refs and function.cls:
+            for attr in function.refs:
+                hit = self.method(path, function.cls, attr)
+                if hit is not None:
+                    out.append(hit)
+        for name in function.calls if names is None else names:
             name = name.removesuffix(".forward").removesuffix(".__call__")
             head, _, rest = name.partition(".")
             if head in ("self", "super()") and function.cls:
@@ -476,8 +525,8 @@ class _Project:
                         out.append(hit)
                         continue
                 module = self.attribute_class(path, function.cls, attr)
-                if module is not None:
-                    hit = self.method(*module, "forward")
+                if module is not None:  # a submodule, or a plain callable object (a processor)
+                    hit = self.method(*module, "forward") or self.method(*module, "__call__")
                     if hit is not None:
                         out.append(hit)
                 continue
@@ -508,24 +557,52 @@ def _join_relative(pieces: list[str]) -> str:
     return pieces[0] + ("." + ".".join(pieces[1:]) if len(pieces) > 1 else "")
 
 
-def _never_reason(project: _Project, path: str, function: _Function) -> str | None:
-    """Why ``function`` never runs compiled, from what it is, or None."""
+def _marked_never(function: _Function) -> str | None:
+    """An explicit marker that dynamo skips ``function``: it wins over reachability."""
     for decorator in function.decorators:
         if decorator in _DISABLE:
             return f"@{decorator}"
+    return None
+
+
+def _class_names(project: _Project, path: str, cls: str, seen: frozenset = frozenset()) -> list[str]:
+    """The short names of a class and of all its bases, through classes of the run."""
+    info = project.files[path].classes[cls]
+    names = [cls.rsplit(".", 1)[-1]]
+    for base in info.bases:
+        names.append(base.rsplit(".", 1)[-1])
+        found = project.class_of(path, base)
+        if found is not None and found not in seen and found != (path, cls):
+            names.extend(_class_names(project, *found, seen | {(path, cls)}))
+    return names
+
+
+def _never_reason(project: _Project, path: str, function: _Function) -> str | None:
+    """Why ``function`` never runs compiled, from what it is, or None. These are heuristics:
+    a function that compiled code reaches is compiled whatever this says."""
     for pattern, reason in _NEVER_NAMES:
         if pattern.search(function.name):
             return reason.format(name=function.name)
+    if _GENERATE.search(function.name):
+        return "generation driver (runs eagerly around the compiled forward)"
     if function.cls is not None and not project.is_module_class(path, function.cls):
-        summary = project.files[path]
-        info = summary.classes[function.cls]
-        names = [info.qualname.rsplit(".", 1)[-1], *(b.rsplit(".", 1)[-1] for b in info.bases)]
+        short = function.cls.rsplit(".", 1)[-1]
+        names = _class_names(project, path, function.cls)
+        for pattern, reason in _HOST_CLASS:
+            if any(pattern.search(name) for name in names):
+                return reason
         for name in names:
-            match = _NEVER_CLASS.search(name)
-            if match:
-                kind = "configuration" if "Config" in match.group(1) else "input/output processing"
-                return f"{kind} ({info.qualname.rsplit('.', 1)[-1]})"
+            if name.endswith(("Config", "Configuration")):
+                return f"configuration ({short})"
+            if _NEVER_CLASS.search(name) and not _ATTENTION_PROCESSOR.search(name):
+                return f"input/output processing ({short})"
     return None
+
+
+def _checkpoint_reason(function: _Function) -> str | None:
+    """A function that takes a checkpoint or state dict converts or loads weights."""
+    checkpoint = _CHECKPOINT_PARAMS.intersection(function.params)
+    return f"checkpoint conversion/loading (takes {sorted(checkpoint)[0]})" if checkpoint else None
 
 
 def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
@@ -534,11 +611,12 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
     verdict: dict[_Key, tuple[str, str]] = {}
     functions = {(p, q): f for p, s in project.files.items() for q, f in s.functions.items()}
 
+    # explicit markers first; name and class heuristics only for what compiled code never reaches
     for key, function in functions.items():
         if PurePath(key[0]).name.startswith("convert_"):
             verdict[key] = (NEVER, "conversion script")
             continue
-        reason = _never_reason(project, *key[:1], function)
+        reason = _marked_never(function)
         if reason is not None:
             verdict[key] = (NEVER, reason)
 
@@ -551,6 +629,10 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
         if function.name == "forward" and function.cls and project.is_module_class(path, function.cls):
             verdict[key] = (COMPILED, f"forward of {function.cls.rsplit('.', 1)[-1]}")
             work.append(key)
+        elif function.name == "__call__" and function.cls and _ATTENTION_PROCESSOR.search(function.cls):
+            # `Attention.forward` dispatches to whichever processor object it was given
+            verdict[key] = (COMPILED, f"attention processor ({function.cls.rsplit('.', 1)[-1]})")
+            work.append(key)
         elif any(d in _COMPILE for d in function.decorators):
             verdict[key] = (COMPILED, "decorated with torch.compile")
             work.append(key)
@@ -562,10 +644,14 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
                     work.append(key)
 
     callers: dict[_Key, set[_Key]] = {}
+    branch_callers: dict[_Key, _Key] = {}  # called from a branch dynamo never takes
     for key, function in functions.items():
         for callee in project.callees(key[0], function):
             if callee != key:
                 callers.setdefault(callee, set()).add(key)
+        if function.branch_calls:
+            for callee in project.callees(key[0], function, function.branch_calls):
+                branch_callers.setdefault(callee, key)
     calls: dict[_Key, set[_Key]] = {}
     for callee, who in callers.items():
         for caller in who:
@@ -578,16 +664,20 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
                 verdict[callee] = (COMPILED, f"called from {key[1]}")
                 work.append(callee)
 
-    changed = True
-    while changed:  # helpers that only never-compiled code calls are never compiled either
-        changed = False
-        for key in functions:
-            who = callers.get(key)
-            if key in verdict or not who:
-                continue
-            if all(verdict.get(c, (None,))[0] == NEVER for c in who):
-                verdict[key] = (NEVER, f"called only from {sorted(who)[0][1]}")
-                changed = True
+    for key, function in functions.items():
+        if key not in verdict:
+            reason = _never_reason(project, key[0], function)
+            if reason is not None:
+                verdict[key] = (NEVER, reason)
+
+    _propagate_never(functions, verdict, callers, branch_callers)
+    # the weakest hint last, so that "called only from ..." keeps its more telling reason
+    for key, function in functions.items():
+        if key not in verdict:
+            reason = _checkpoint_reason(function)
+            if reason is not None:
+                verdict[key] = (NEVER, reason)
+    _propagate_never(functions, verdict, callers, branch_callers)
 
     oblivious = any(s.size_oblivious for s in project.files.values())
     single = any(s.single_graph for s in project.files.values())
@@ -604,6 +694,30 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
         regions.sort(key=lambda r: (r[0], -r[1]))
         out[path] = FileScope(tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single)
     return out
+
+
+def _propagate_never(
+    functions: dict[_Key, _Function],
+    verdict: dict[_Key, tuple[str, str]],
+    callers: dict[_Key, set[_Key]],
+    branch_callers: dict[_Key, _Key],
+) -> None:
+    """Helpers that only never-compiled code (or a branch dynamo never takes) calls are never
+    compiled either."""
+    changed = True
+    while changed:
+        changed = False
+        for key in functions:
+            who = callers.get(key, set())
+            if key in verdict or not (who or key in branch_callers):
+                continue
+            if all(verdict.get(c, (None,))[0] == NEVER for c in who):
+                if who:
+                    why = f"called only from {sorted(who)[0][1]}"
+                else:
+                    why = f"called only in a tracing/scripting branch of {branch_callers[key][1]}"
+                verdict[key] = (NEVER, why)
+                changed = True
 
 
 def _inherited(regions: list[tuple[int, int, str, str]], function: _Function) -> tuple[str, str] | None:

@@ -1,0 +1,307 @@
+"""Host-side code around a compiled model is never compiled; reachability from a compiled root
+wins over every name or class heuristic, and only explicit markers win over reachability."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from zlint.facts.project_scope import classify, summarize
+
+
+def scopes(files: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    """{path: [(scope, reason)]} for the lines marked ``# <-`` in each file, in order."""
+    summaries = [summarize(p, ast.parse(textwrap.dedent(src))) for p, src in files.items()]
+    found = classify(summaries)
+    return {
+        path: [found[path].classify(i) for i, line in enumerate(textwrap.dedent(src).splitlines(), 1) if "# <-" in line]
+        for path, src in files.items()
+    }
+
+
+def one(src: str) -> list[tuple[str, str]]:
+    return scopes({"m.py": src})["m.py"]
+
+
+def test_reachability_from_forward_wins_over_names_and_classes():
+    assert one(
+        """
+        from torch import nn
+
+        class MaskProcessor:
+            @staticmethod
+            def downsample(mask, size):
+                return mask  # <-
+
+        class SlicedProcessor:
+            def __call__(self, attn, hidden_states):
+                return MaskProcessor.downsample(hidden_states, 2)  # <-
+
+        def build_pipeline_inputs(x):
+            return x  # <-
+
+        def load_weights_into(x, state_dict):
+            return x  # <-
+
+        class Attention(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.processor = SlicedProcessor()
+
+            def forward(self, x):
+                return self.processor(self, build_pipeline_inputs(load_weights_into(x, None)))  # <-
+        """
+    ) == [
+        ("compiled", "called from SlicedProcessor.__call__"),
+        ("compiled", "called from Attention.forward"),
+        ("compiled", "called from Attention.forward"),
+        ("compiled", "called from Attention.forward"),
+        ("compiled", "forward of Attention"),
+    ]
+
+
+def test_attention_processors_and_method_references():
+    assert one(
+        """
+        from torch import nn
+
+        class AttnProcessor2_0:
+            def __call__(self, attn, hidden_states):
+                return hidden_states  # <-
+
+        class IPAdapterAttnProcessor(nn.Module):
+            def __call__(self, attn, hidden_states):
+                return hidden_states  # <-
+
+        class AttnProcessorConfig:
+            def to_dict(self):
+                return {}  # <-
+
+        class Rotary(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                init_fn = self.compute_default_rope_parameters
+                self.inv_freq = init_fn(config)
+
+            def compute_default_rope_parameters(self, config):
+                return config  # <-
+
+            def forward(self, x):
+                return x * self.inv_freq
+        """
+    ) == [
+        ("compiled", "attention processor (AttnProcessor2_0)"),
+        ("compiled", "attention processor (IPAdapterAttnProcessor)"),
+        ("never", "configuration (AttnProcessorConfig)"),
+        ("never", "called only from Rotary.__init__"),
+    ]
+
+
+def test_explicit_markers_override_reachability():
+    assert one(
+        """
+        import torch
+        from torch import nn
+
+        @torch.compiler.disable
+        def log_stats(x):
+            return x  # <-
+
+        class Net(nn.Module):
+            def forward(self, x):
+                log_stats(x)
+                if torch.compiler.is_compiling():
+                    x = x + 1  # <-
+                if torch.jit.is_tracing():
+                    x = x - 1  # <-
+                return x  # <-
+        """
+    ) == [
+        ("never", "@torch.compiler.disable"),
+        ("compiled", "forward of Net"),
+        ("never", "branch not taken under torch.compile"),
+        ("compiled", "forward of Net"),
+    ]
+
+
+def test_host_side_orchestration_classes_are_never_compiled():
+    assert one(
+        """
+        from diffusers import DiffusionPipeline, SchedulerMixin
+        from torch import nn
+
+        class ImagePipeline(DiffusionPipeline):
+            def __call__(self, prompt):
+                return prompt  # <-
+
+        class Step(ModularPipelineBlocks):
+            def __call__(self, components, state):
+                return state  # <-
+
+        class InputStep(Step):
+            def __call__(self, components, state):
+                return state  # <-
+
+        class EulerDiscrete(SchedulerMixin):
+            def step(self, model_output, timestep, sample):
+                return sample  # <-
+
+        class PromptLookupCandidateGenerator:
+            def get_candidates(self, input_ids):
+                return input_ids  # <-
+
+        class DataCollatorForSeq2Seq:
+            def __call__(self, features):
+                return features  # <-
+
+        class Scheduler(nn.Module):
+            def forward(self, x):
+                return x  # <-
+
+        class Generator(nn.Module):
+            def forward(self, x):
+                return x  # <-
+
+        class Stepper:
+            def step(self, x):
+                return x  # <-
+        """
+    ) == [
+        ("never", "diffusion pipeline (host-side orchestration)"),
+        ("never", "diffusion pipeline (host-side orchestration)"),
+        ("never", "diffusion pipeline (host-side orchestration)"),
+        ("never", "scheduler (host-side)"),
+        ("never", "candidate generator (host-side generation loop)"),
+        ("never", "data collator (host-side)"),
+        ("compiled", "forward of Scheduler"),
+        ("compiled", "forward of Generator"),
+        ("unknown", "no compiled caller found"),
+    ]
+
+
+def test_generation_drivers_are_never_compiled_unless_forward_reaches_them():
+    assert one(
+        """
+        from torch import nn
+
+        class LM(nn.Module):
+            def forward(self, x):
+                return self.prepare_inputs_for_generation(x)  # <-
+
+            def prepare_inputs_for_generation(self, x):
+                return x  # <-
+
+            def generate(self, x):
+                return self._sample(x)  # <-
+
+            def _update_model_kwargs_for_generation(self, x):
+                return x  # <-
+
+            def _sample(self, x):
+                return x  # <-
+
+            def regenerate_cache(self, x):
+                return x  # <-
+        """
+    ) == [
+        ("compiled", "forward of LM"),
+        ("compiled", "called from LM.forward"),
+        ("never", "generation driver (runs eagerly around the compiled forward)"),
+        ("never", "generation driver (runs eagerly around the compiled forward)"),
+        ("never", "called only from LM.generate"),
+        ("unknown", "no compiled caller found"),
+    ]
+
+
+def test_never_propagates_through_module_helpers_and_files():
+    found = scopes(
+        {
+            "pipe/utils.py": """
+                def rescale(x):
+                    return x  # <-
+                """,
+            "pipe/pipeline_x.py": """
+                from .utils import rescale
+
+                def retrieve_timesteps(scheduler, n):
+                    return rescale(n)  # <-
+
+                def orphan(x):
+                    return x  # <-
+
+                class XPipeline(DiffusionPipeline):
+                    def __call__(self, n):
+                        return retrieve_timesteps(self.scheduler, n)
+                """,
+        }
+    )
+    assert found == {
+        "pipe/utils.py": [("never", "called only from retrieve_timesteps")],
+        "pipe/pipeline_x.py": [
+            ("never", "called only from XPipeline.__call__"),
+            ("unknown", "no compiled caller found"),
+        ],
+    }
+
+
+def test_tracing_only_branches_and_what_only_they_call():
+    assert one(
+        """
+        import torch
+        from torch import nn
+        from torchvision.utils import _is_tracing
+
+        def fake_cast(x):
+            return x  # <-
+
+        def shared(x):
+            return x  # <-
+
+        class Net(nn.Module):
+            def forward(self, x):
+                if _is_tracing():
+                    x = fake_cast(shared(x))  # <-
+                elif torch.onnx.is_in_onnx_export():
+                    x = x * 2  # <-
+                else:
+                    x = shared(x)  # <-
+                if not torch.jit.is_scripting():
+                    x = x + 1  # <-
+                if is_tracing_enabled:
+                    x = x - 1  # <-
+                return x
+        """
+    ) == [
+        ("never", "called only in a tracing/scripting branch of Net.forward"),
+        ("compiled", "called from Net.forward"),
+        ("never", "branch not taken under torch.compile"),
+        ("never", "branch not taken under torch.compile"),
+        ("compiled", "forward of Net"),
+        ("compiled", "forward of Net"),
+        ("compiled", "forward of Net"),
+    ]
+
+
+def test_checkpoint_parameters_mean_conversion_unless_forward_calls():
+    assert one(
+        """
+        from torch import nn
+
+        def rename_keys(original_state_dict, config):
+            return original_state_dict  # <-
+
+        def merge(x, state_dict):
+            return x  # <-
+
+        def merge_states(x, states):
+            return x  # <-
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return merge(x, None)
+        """
+    ) == [
+        ("never", "checkpoint conversion/loading (takes original_state_dict)"),
+        ("compiled", "called from Net.forward"),
+        ("unknown", "no compiled caller found"),
+    ]
