@@ -4,9 +4,9 @@ compared with (literals, attributes, parameters, derived thresholds), clamps, he
 from __future__ import annotations
 
 import pytest
+
 from conftest import codes_at, lint
 from test_size_facts import facts
-
 from zlint.facts.size_facts import Kind
 
 MODULE = """\

@@ -4,9 +4,9 @@ and evidence against (strings, isinstance, list methods, literals) that wins."""
 from __future__ import annotations
 
 import pytest
+
 from conftest import codes_at
 from test_size_facts import facts
-
 from zlint.facts.size_facts import Kind
 
 

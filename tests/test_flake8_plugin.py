@@ -131,7 +131,7 @@ def test_default_run_matches_the_cli_exactly(corpus):
 def test_select_matches_the_cli_including_opt_in_codes(corpus):
     flake8 = _flake8(corpus, "--isolated", "--select=ZL", ".")
     assert flake8 == _cli(corpus, "--select", "ALL", ".")
-    assert ("noqa_comments.py", 14, 15, "ZL901") in flake8  # `# noqa: ZL103` where nothing fires
+    assert ("noqa_comments.py", 14, 15, "ZL901") in flake8  # a noqa comment for ZL103 where nothing fires
     only = _flake8(corpus, "--isolated", "--select=ZL102", *FEW)
     assert only and only == _cli(corpus, "--select", "ZL102", *FEW)
 

@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from zlint.batched import _IS_WALKED, _children, _field_order, _DELEGATE
+from zlint.batched import _DELEGATE, _IS_WALKED, _children, _field_order
 from zlint.positions import StatementPositions
 
 ROOT = Path(__file__).resolve().parent.parent

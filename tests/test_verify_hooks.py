@@ -9,8 +9,19 @@ import pytest
 
 from zlint.verify import torch_hooks as hooks
 from zlint.verify.evidence import (
-    CONFIRMED, GRAPH_BREAK, GUARD, GUARDED, NOT_OBSERVED, RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence,
-    MODES, FunctionReport, ModeRun, plain_guard,
+    CONFIRMED,
+    GRAPH_BREAK,
+    GUARD,
+    GUARDED,
+    MODES,
+    NOT_OBSERVED,
+    RECOMPILE,
+    SPECIALIZATION,
+    UNVERIFIABLE,
+    Evidence,
+    FunctionReport,
+    ModeRun,
+    plain_guard,
 )
 from zlint.verify.runner import runtime_diagnostics, share_evidence, status_for
 
@@ -182,8 +193,8 @@ def test_self_test_passes_here_and_names_a_missing_touchpoint(monkeypatch):
 @pytest.mark.parametrize("broken", ["compile_id", "no_backed_size_oblivious", "guards"])
 def test_a_broken_hook_makes_the_finding_unverifiable(head, monkeypatch, broken):
     import torch
-
     import torch.fx.experimental._config as fx_config
+
     from zlint.verify import check
 
     if broken == "compile_id":
