@@ -61,7 +61,9 @@ def test_graph_break_reason_is_whole_and_names_the_cause():
 
 def test_guards_read_in_the_users_names():
     assert plain_guard("Eq(s77, 1)", {"s77": "x.size(0)"}) == "Eq(s77, 1), i.e. x.size(0) == 1"
-    assert plain_guard("Ne(s1, s0)", {"s0": "a.size(0)", "s1": "b.size(0)"}) == "Ne(s1, s0), i.e. b.size(0) != a.size(0)"
+    assert (
+        plain_guard("Ne(s1, s0)", {"s0": "a.size(0)", "s1": "b.size(0)"}) == "Ne(s1, s0), i.e. b.size(0) != a.size(0)"
+    )
     assert plain_guard("2 <= s0", {"s0": "q.size(2)"}) == "2 <= s0, i.e. 2 <= q.size(2)"
     # nothing named: the sympy stays as it is rather than a rewrite that reads no better
     assert plain_guard("Eq((PythonMod(s9, 4)) + 1, 1)", {}) == "Eq((PythonMod(s9, 4)) + 1, 1)"
@@ -107,7 +109,9 @@ def test_a_guard_that_costs_nothing_is_guarded_not_confirmed():
     costly = _report([guard], [ModeRun("default", graphs=4, baseline=2, sizes_run=[2, 3], graph_sizes=[2, 3, 5, 8])])
     info = status_for(costly, [4])
     assert info["status"] == CONFIRMED
-    assert info["cost"] == "extra graphs; default: 4 graphs where a trivial function needs 2 (graphs compiled at sizes 2,3,5,8)"
+    assert info["cost"] == (
+        "extra graphs; default: 4 graphs where a trivial function needs 2 (graphs compiled at sizes 2,3,5,8)"
+    )
 
 
 def test_not_observed_only_when_the_line_ran_compiled_everywhere():

@@ -29,7 +29,9 @@ def _snapshot(files) -> dict[Path, tuple[bytes, int]]:
     return {p: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in files}
 
 
-@pytest.mark.parametrize("flags", [("--fix",), ("--fix", "--unsafe-fixes"), ("--add-noqa",)], ids=["fix", "unsafe", "add-noqa"])
+@pytest.mark.parametrize(
+    "flags", [("--fix",), ("--fix", "--unsafe-fixes"), ("--add-noqa",)], ids=["fix", "unsafe", "add-noqa"]
+)
 @pytest.mark.parametrize("newline", [b"\n", b"\r\n"], ids=["lf", "crlf"])
 def test_writes_parse_keep_modes_and_line_ends_and_are_idempotent(tmp_path, flags, newline):
     if flags[0] == "--add-noqa" and newline == b"\r\n":
