@@ -241,17 +241,26 @@ def latency_and_flake8_tools(root: Path, cache_dir: Path, scratch: Path) -> list
     tools = [
         Tool("one file: zlint cold", zlint_cmd("--no-cache", one), note=one),
         Tool("one file: zlint warm", zlint_cmd("--cache-dir", str(one_cache), one), note=one),
-        Tool("flake8 + zlint, ZL ignored", flake8_with_zlint("--extend-ignore=ZL", "."), env={"ZLINT_CACHE_DIR": str(cache_dir)}),
+        Tool(
+            "flake8 + zlint, ZL ignored",
+            flake8_with_zlint("--extend-ignore=ZL", "."),
+            env={"ZLINT_CACHE_DIR": str(cache_dir)},
+        ),
         Tool(
             "flake8 --select ZL cold",
             flake8_with_zlint("--select=ZL", "."),
             env={"ZLINT_CACHE_DIR": str(cold_flake8_cache.path)},
             before=cold_flake8_cache.reset,
         ),
-        Tool("flake8 --select ZL warm", flake8_with_zlint("--select=ZL", "."), env={"ZLINT_CACHE_DIR": warm_flake8_cache}),
+        Tool(
+            "flake8 --select ZL warm",
+            flake8_with_zlint("--select=ZL", "."),
+            env={"ZLINT_CACHE_DIR": warm_flake8_cache},
+        ),
     ]
     if peer_bin("flake8"):  # plain flake8 in an environment without zlint
-        tools.append(Tool("one file: flake8 alone", [str(peer_bin("flake8")), "--isolated", "--exit-zero", one], note=one))
+        alone = [str(peer_bin("flake8")), "--isolated", "--exit-zero", one]
+        tools.append(Tool("one file: flake8 alone", alone, note=one))
     return tools
 
 
@@ -451,7 +460,8 @@ def targets(by_name: dict[str, Tool], floor: float, check: list[str]) -> list[st
     if "zlint warm" in by_name and "zlint 1 file changed" in by_name:
         warm, touched = by_name["zlint warm"].median, by_name["zlint 1 file changed"].median
         if ruff:
-            row("warm ≤ 2× ruff", f"{warm / ruff.median:.2f}× ruff ({warm:.2f} s vs {ruff.median:.2f} s)", warm <= 2 * ruff.median)
+            versus = f"{warm / ruff.median:.2f}× ruff ({warm:.2f} s vs {ruff.median:.2f} s)"
+            row("warm ≤ 2× ruff", versus, warm <= 2 * ruff.median)
         row("one file changed < warm + 1 s", f"warm + {touched - warm:.2f} s", touched - warm < 1.0)
     rows.extend(flake8_targets(by_name))
     measured = [max(t.rss_kib) for name, t in by_name.items() if name.startswith("zlint") and t.rss_kib]

@@ -33,7 +33,9 @@ from zlint.settings import Settings  # noqa: E402
 WHEELS = {
     "transformers-5.24.0-py3-none-any.whl": "ff5ebedf9359f94bb63772b6380eba6e7104d010cbbb2cb82c788817ea7486f6",
     "timm-1.0.31-py3-none-any.whl": "5bd50f7d0fe6d09bf9285ac2523234a1b7e6bf075c0be3e7aed09139fcb617c7",
-    "torchvision-0.29.1-cp311-cp311-manylinux_2_28_x86_64.whl": "2cb678029a5dd45afbbfa662fce49736827d52be33242b5a8a731e0db02ccdf5",
+    "torchvision-0.29.1-cp311-cp311-manylinux_2_28_x86_64.whl": (
+        "2cb678029a5dd45afbbfa662fce49736827d52be33242b5a8a731e0db02ccdf5"
+    ),
     "diffusers-0.42.1-py3-none-any.whl": "9154faa704ce00e0b77f568e0d64786064368528aab5fc14eeea92f87d788014",
 }
 PACKAGES = ("transformers", "timm", "torchvision", "diffusers")

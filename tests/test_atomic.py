@@ -46,7 +46,9 @@ def test_new_file_gets_the_umask_mode_not_0600(tmp_path):
     assert stat.S_IMODE((tmp_path / "baseline.json").stat().st_mode) == 0o644
 
 
-@pytest.mark.parametrize("data", [b"a\r\nb\r\n", b"a\rb\r", b"a\nb\r\nc\r", b"\xef\xbb\xbfx = 1\r\n", b"", b"\x00\xff" * 1000])
+@pytest.mark.parametrize(
+    "data", [b"a\r\nb\r\n", b"a\rb\r", b"a\nb\r\nc\r", b"\xef\xbb\xbfx = 1\r\n", b"", b"\x00\xff" * 1000]
+)
 def test_bytes_are_written_exactly(tmp_path, data):
     path = tmp_path / "m.py"
     path.write_bytes(b"x\n")

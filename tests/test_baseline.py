@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from inprocess import zlint
-
 from conftest import POOL_HAZARD as HAZARD  # noqa: E402
+from inprocess import zlint
 
 
 @pytest.fixture

@@ -162,7 +162,8 @@ def test_per_file_ignores_and_exclude(project):
     write(
         project,
         "pyproject.toml",
-        '[tool.zlint]\nexclude = ["legacy"]\n[tool.zlint.per-file-ignores]\n"tests/*" = ["ZL1"]\n"src/model.py" = ["ZL102"]\n',
+        '[tool.zlint]\nexclude = ["legacy"]\n'
+        '[tool.zlint.per-file-ignores]\n"tests/*" = ["ZL1"]\n"src/model.py" = ["ZL102"]\n',
     )
     proc = run_zlint(".", cwd=project)
     assert [line.split(" ")[:2] for line in proc.stdout.splitlines()] == [["src/model.py:5:8:", "ZL101"]]
@@ -250,7 +251,9 @@ def test_bad_files_get_one_line_each_and_the_rest_is_linted(tmp_path):
 
 
 def test_encoding_cookie_and_bom_are_honoured(tmp_path):
-    (tmp_path / "cookie.py").write_bytes(b"# -*- coding: latin-1 -*-\ns = '\xe9'\ndef f(x):\n    if x.numel():\n        pass\n")
+    (tmp_path / "cookie.py").write_bytes(
+        b"# -*- coding: latin-1 -*-\ns = '\xe9'\ndef f(x):\n    if x.numel():\n        pass\n"
+    )
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbfdef f(x):\n    if x.numel():\n        pass\n")
     proc = run_zlint("cookie.py", "bom.py", cwd=tmp_path)
     assert proc.returncode == 1

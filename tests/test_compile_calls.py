@@ -68,7 +68,10 @@ def test_messages_name_the_fix():
         # nn.Module.compile passes its arguments on to torch.compile
         ("m.compile(mode='max-autotune', options={'trace.enabled': True})\n", [(1, 32, "ZL410")]),
         ("import torch\ntorch.compile(f, backend='aot_eager', mode='x', options={})\n", [(2, 49, "ZL410")]),
-        ("import torch\ntorch.compile(f, options=dict(max_autotune=1, bogus=True))\n", [(2, 44, "ZL419"), (2, 47, "ZL413")]),
+        (
+            "import torch\ntorch.compile(f, options=dict(max_autotune=1, bogus=True))\n",
+            [(2, 44, "ZL419"), (2, 47, "ZL413")],
+        ),
         ("import torch\ntorch.compile(f, options={'max-autotune': 'yes'})\n", [(2, 43, "ZL419")]),
         ("import torch\ntorch.compile(f, 'max-autotune')\n", [(2, 18, "ZL414")]),
         ("import torch\ntorch.compile(f, recompile_limit=1000)\n", [(2, 18, "ZL417")]),

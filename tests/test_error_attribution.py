@@ -31,7 +31,9 @@ class FactsThenBoomRule(Rule):
 @pytest.fixture
 def failing_rule(monkeypatch):
     rule = FactsThenBoomRule
-    record = registry.RuleRecord(rule.code, rule.name, rule.summary, family="test", module=__name__, visitor=rule.__name__)
+    record = registry.RuleRecord(
+        rule.code, rule.name, rule.summary, family="test", module=__name__, visitor=rule.__name__
+    )
     monkeypatch.setattr(registry, "RULES_BY_CODE", {**registry.RULES_BY_CODE, rule.code: record})
 
 

@@ -87,23 +87,27 @@ def tensor_as_range_bound(x, c):
     return x
 
 
-ROWS = lambda n: (torch.ones(n, 3),)
-VECTOR = lambda n: (torch.arange(n).float(),)
+def rows(n):
+    return (torch.ones(n, 3),)
+
+
+def vector(n):
+    return (torch.arange(n).float(),)
 
 
 @pytest.mark.parametrize("fn", [attribute_threshold, derived_threshold, generator_threshold])
 def test_thresholds_recompile_when_they_flip(fn):
-    graphs, breaks = sweep(fn, ROWS)
+    graphs, breaks = sweep(fn, rows)
     assert graphs > BASELINE and breaks == 0
 
 
 def test_a_list_as_long_as_a_size_recompiles_for_every_size():
-    graphs, _ = sweep(list_as_long_as_a_size, VECTOR)
+    graphs, _ = sweep(list_as_long_as_a_size, vector)
     assert graphs >= BASELINE + 2
 
 
 def test_a_loop_clamped_at_two_costs_nothing():
-    graphs, breaks = sweep(loop_clamped_at_two, ROWS)
+    graphs, breaks = sweep(loop_clamped_at_two, rows)
     assert graphs <= BASELINE and breaks == 0
 
 
@@ -113,7 +117,7 @@ def test_a_raise_only_divisibility_check_costs_nothing_by_default():
 
 
 def test_reading_through_a_mask_in_an_augmented_assignment_breaks_the_graph():
-    _, breaks = sweep(mask_read_by_augmented_assignment, VECTOR)
+    _, breaks = sweep(mask_read_by_augmented_assignment, vector)
     assert breaks > 0
 
 

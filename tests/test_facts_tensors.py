@@ -4,9 +4,9 @@ and evidence against (strings, isinstance, list methods, literals) that wins."""
 from __future__ import annotations
 
 import pytest
+
 from conftest import codes_at
 from test_size_facts import facts
-
 from zlint.facts.size_facts import Kind
 
 
@@ -37,7 +37,9 @@ def test_tensors_from_tuple_results(binding, name):
 
 
 def test_split_pieces_in_a_loop_are_tensors_and_the_split_is_not():
-    found = facts("import torch\ndef f(x: torch.Tensor):\n    parts = x.split(2)\n    for p in parts:\n        use(p, parts)\n")
+    found = facts(
+        "import torch\ndef f(x: torch.Tensor):\n    parts = x.split(2)\n    for p in parts:\n        use(p, parts)\n"
+    )
     assert found["p"] is Kind.TENSOR
     assert found["parts"] is Kind.TENSORS
 
@@ -352,6 +354,8 @@ def test_a_submodule_whose_forward_returns_a_tuple_gives_a_tuple_of_tensors():
     found = facts(ROTARY)
     # iterating the tuple walks two tensors, not a tensor's first dim
     assert found["emb"] is Kind.TENSORS and found["out"] is Kind.TENSOR
-    iterate = ROTARY.replace("        use(emb, out)\n", "        for e in emb:\n            h = h + e\n        return h\n")
+    iterate = ROTARY.replace(
+        "        use(emb, out)\n", "        for e in emb:\n            h = h + e\n        return h\n"
+    )
     assert [c for *_, c in codes_at(iterate) if c == "ZL202"] == []
     assert [c for *_, c in codes_at(iterate.replace("in emb", "in out")) if c == "ZL202"] == ["ZL202"]

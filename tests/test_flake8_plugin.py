@@ -57,7 +57,10 @@ def slow(x: torch.Tensor) -> torch.Tensor:
     return x
 """
 # tabs, wide characters and a CRLF file: columns are code points after flake8 adds its 1
-COLUMNS = "import torch\n\n\ndef f(x: torch.Tensor):\n\tnom = 'größe'; y = x if x.size(0) == 1 else x[:1] if x.numel() > 9 else x\n\treturn y\n"
+COLUMNS = (
+    "import torch\n\n\ndef f(x: torch.Tensor):\n"
+    "\tnom = 'größe'; y = x if x.size(0) == 1 else x[:1] if x.numel() > 9 else x\n\treturn y\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +134,7 @@ def test_default_run_matches_the_cli_exactly(corpus):
 def test_select_matches_the_cli_including_opt_in_codes(corpus):
     flake8 = _flake8(corpus, "--isolated", "--select=ZL", ".")
     assert flake8 == _cli(corpus, "--select", "ALL", ".")
-    assert ("noqa_comments.py", 14, 15, "ZL901") in flake8  # `# noqa: ZL103` where nothing fires
+    assert ("noqa_comments.py", 14, 15, "ZL901") in flake8  # a noqa comment for ZL103 where nothing fires
     only = _flake8(corpus, "--isolated", "--select=ZL102", *FEW)
     assert only and only == _cli(corpus, "--select", "ZL102", *FEW)
 
@@ -165,11 +168,13 @@ def test_a_file_zlint_cannot_lint_is_zl000_with_the_reason(tmp_path):
     (tmp_path / "big.py").write_text("x = 1\n# " + "a" * (4 * 1024 * 1024 + 10) + "\n", encoding="utf-8")
     # flake8's own output format (one run: every flake8 pass over 4 MiB costs seconds)
     proc = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", "--select=ZL", "big.py"], cwd=tmp_path, capture_output=True, text=True
+        [sys.executable, "-m", "flake8", "--isolated", "--select=ZL", "big.py"],
+        cwd=tmp_path, capture_output=True, text=True,
     )
     assert (proc.returncode, proc.stderr) == (1, ""), proc.stderr
     assert proc.stdout == (
-        "big.py:1:1: ZL000 zlint could not lint this file: too large to lint (4.0 MiB; the limit is 4 MiB): exclude it\n"
+        "big.py:1:1: ZL000 zlint could not lint this file: "
+        "too large to lint (4.0 MiB; the limit is 4 MiB): exclude it\n"
     )
     # and, like any code, flake8's selection turns it off
     assert _flake8(tmp_path, "--isolated", "--select=ZL", "--extend-ignore=ZL000", "big.py") == []
@@ -226,7 +231,8 @@ class Probe:
         pass
 
     def run(self):
-        loaded = [m for m in ("libcst", "zlint.engine", "zlint.rules.zl101_size_compared_with_zero_or_one") if m in sys.modules]
+        watched = ("libcst", "zlint.engine", "zlint.rules.zl101_size_compared_with_zero_or_one")
+        loaded = [m for m in watched if m in sys.modules]
         yield 1, 0, "ZZZ100 " + (",".join(loaded) or "nothing"), type(self)
 """
 LOCAL_PLUGIN = "[flake8:local-plugins]\nextension =\n    ZZZ = probe:Probe\npaths = .\n"

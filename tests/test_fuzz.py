@@ -92,7 +92,9 @@ def mutants(draw) -> bytes:
     index = draw(st.integers(0, len(SEEDS) - 1))
     data, tokens = SEED_BYTES[index], SEED_TOKENS[index]
     for _ in range(draw(st.integers(1, 2))):
-        kind = draw(st.sampled_from(["delete-token", "truncate", "random-bytes", "swap-lines", "duplicate-line", "dedent"]))
+        kind = draw(
+            st.sampled_from(["delete-token", "truncate", "random-bytes", "swap-lines", "duplicate-line", "dedent"])
+        )
         if kind == "delete-token":
             at = draw(st.integers(1, len(tokens) - 1))  # keep the ENCODING token
             data = _untokenize(tokens[:at] + tokens[at + 1 :])

@@ -167,7 +167,10 @@ BAD_FILES = {
         "UTF-16 or UTF-32 (byte order mark at offset 0): Python source must be UTF-8 or declare its encoding",
     ),
     "latin1.py": (b"# caf\xe9\n" + HAZARD.encode(), "not valid utf-8 (byte 0xe9 at offset 5)"),
-    "py2.py": (b'print "hello"\n', "syntax error at 1:1: Missing parentheses in call to 'print'. Did you mean print(...)?"),
+    "py2.py": (
+        b'print "hello"\n',
+        "syntax error at 1:1: Missing parentheses in call to 'print'. Did you mean print(...)?",
+    ),
     "bad_cookie.py": (b"# -*- coding: klingon -*-\nx = 1\n", "unknown encoding: klingon"),
 }
 
@@ -207,7 +210,10 @@ def test_crlf_and_cr_line_ends_keep_lines_and_columns(newline):
 
 
 def test_form_feed_and_tabs():
-    source = "import torch\n\x0c\ndef f(x):\n\tif x.size(0) == 1:\n\t\treturn x\n\x0c\nclass A:\n\tdef g(self, y):\n\t\tif y.numel():\n\t\t\tpass\n"
+    source = (
+        "import torch\n\x0c\ndef f(x):\n\tif x.size(0) == 1:\n\t\treturn x\n\x0c\n"
+        "class A:\n\tdef g(self, y):\n\t\tif y.numel():\n\t\t\tpass\n"
+    )
     result = lint_source(source, "t.py", ALL)
     assert result.error is None
     found = [(d.line, d.column, d.code) for d in result.diagnostics]
@@ -216,7 +222,10 @@ def test_form_feed_and_tabs():
 
 
 def test_pyi_stub_is_discovered_and_linted(tmp_path):
-    write(tmp_path / "pkg" / "model.pyi", "from torch import Tensor\n\ndef forward(x: Tensor) -> Tensor: ...\nclass M:\n    size: int\n")
+    write(
+        tmp_path / "pkg" / "model.pyi",
+        "from torch import Tensor\n\ndef forward(x: Tensor) -> Tensor: ...\nclass M:\n    size: int\n",
+    )
     write(tmp_path / "pkg" / "model.py", HAZARD)
     run = zlint("--select", "ALL", "pkg", cwd=tmp_path)
     assert run.returncode == 1

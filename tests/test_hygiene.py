@@ -26,9 +26,18 @@ except ModuleNotFoundError:  # Python 3.10
 
 LINTED = ("zlint", "tests", "benchmarks", "scripts")
 
-# Findings left in files that were being rewritten in parallel when ruff was introduced. The
-# cleanup is `ruff check --fix zlint tests benchmarks scripts` plus hand edits; it empties this.
-RUFF_DEBT = {"E501": 67, "I001": 22, "B007": 3, "F401": 1}
+# Findings left, per file and code, in files that were being rewritten in parallel when the rest
+# was cleaned; wrapping those long lines empties this.
+RUFF_DEBT: dict[str, dict[str, int]] = {
+    "benchmarks/accuracy/cases/llama_ref_repeat_kv.py": {"E501": 1},
+    "benchmarks/accuracy/cases/sam_rel_pos_resize.py": {"E501": 1},
+    "benchmarks/accuracy/cases/speechbrain_length_to_mask.py": {"E501": 1},
+    "benchmarks/accuracy/cases/torchaudio_lengths_to_mask.py": {"E501": 1},
+    "benchmarks/accuracy/cases/torchrec_crossnet_layers.py": {"E501": 1},
+    "benchmarks/accuracy/label.py": {"E501": 1},
+    "benchmarks/accuracy/score.py": {"E501": 1},
+    "tests/test_compiled_scope.py": {"E501": 3},
+}
 # Comments and docstrings that still cite a ticket; the same cleanup empties this.
 TICKET_DEBT: dict[str, int] = {}
 
@@ -47,8 +56,10 @@ def _ruff() -> list[dict]:
 
 
 def test_ruff_finds_nothing_new():
-    by_code = Counter(finding["code"] for finding in _ruff())
-    grown = {code: n for code, n in by_code.items() if n > RUFF_DEBT.get(code, 0)}
+    found = Counter(
+        (Path(finding["filename"]).resolve().relative_to(ROOT).as_posix(), finding["code"]) for finding in _ruff()
+    )
+    grown = {key: n for key, n in found.items() if n > RUFF_DEBT.get(key[0], {}).get(key[1], 0)}
     assert grown == {}, "new ruff findings: run `ruff check zlint tests benchmarks scripts`"
 
 

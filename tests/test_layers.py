@@ -263,7 +263,9 @@ def test_a_new_rule_is_one_module(tmp_path):
         "    needs_size_oblivious = True\n\n"
         "    def visit_Name(self, node) -> None:\n        pass\n"
     ))
-    _write(tmp_path, "zl905_stale_baseline.py", 'code = "ZL905"\nname = "stale-baseline"\nsummary = "s"\nkind = "meta"\n')
+    _write(
+        tmp_path, "zl905_stale_baseline.py", 'code = "ZL905"\nname = "stale-baseline"\nsummary = "s"\nkind = "meta"\n'
+    )
     _write(tmp_path, "helpers.py", "x = 1\n")  # not a rule module: ignored
     found = registry.load_records(tmp_path)
     assert [(r.code, r.kind, r.visitor, r.family) for r in found] == [
@@ -284,8 +286,16 @@ def test_a_new_rule_is_one_module(tmp_path):
         ("zl106_x.py", 'class X:\n    code = CODE\n    name = "x"\n', "must be a literal"),
         ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n', "missing summary"),
         ("zl106_x.py", 'code = "ZL106"\nname = "x"\nsummary = "s"\n', "kind = 'runtime' or 'meta'"),
-        ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n    summary = "s"\n    severity = "fatal"\n', "severity"),
-        ("zl106_x.py", 'class X:\n    code = "ZL106"\n    name = "x"\n    summary = "s"\n    about_compiled_code = 0\n', "bool"),
+        (
+            "zl106_x.py",
+            'class X:\n    code = "ZL106"\n    name = "x"\n    summary = "s"\n    severity = "fatal"\n',
+            "severity",
+        ),
+        (
+            "zl106_x.py",
+            'class X:\n    code = "ZL106"\n    name = "x"\n    summary = "s"\n    about_compiled_code = 0\n',
+            "bool",
+        ),
         ("zl106_x.py", "class X:\n    pass\n", "declares no `code"),
     ],
 )

@@ -77,7 +77,8 @@ def test_junit_has_one_testcase_per_file(project):
     assert list(cases["clean.py"]) == []  # a clean file is a passing test
     [failure] = list(cases["a.py"])
     assert failure.tag == "failure" and failure.get("message") == "2 findings"
-    assert [line.split(" ")[:2] for line in failure.text.splitlines()] == [["a.py:6:8:", "ZL101"], ["a.py:8:8:", "ZL102"]]
+    found = [line.split(" ")[:2] for line in failure.text.splitlines()]
+    assert found == [["a.py:6:8:", "ZL101"], ["a.py:8:8:", "ZL102"]]
     [error] = list(cases["broken.py"])
     assert error.tag == "error" and error.get("message").startswith("syntax error at 1:")
 

@@ -42,7 +42,11 @@ def test_rule_doc_printed_from_the_installed_wheel(wheel, tmp_path):
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     proc = subprocess.run(
-        [sys.executable, "-c", "import zlint, sys; from zlint.cli import main; print(zlint.__file__, file=sys.stderr); main(['rule', 'ZL102'])"],
+        [
+            sys.executable, "-c",
+            "import zlint, sys; from zlint.cli import main; "
+            "print(zlint.__file__, file=sys.stderr); main(['rule', 'ZL102'])",
+        ],
         capture_output=True, text=True, env=env, cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr

@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from zlint.batched import _IS_WALKED, _children, _field_order, _DELEGATE
+from zlint.batched import _DELEGATE, _IS_WALKED, _children, _field_order
 from zlint.positions import StatementPositions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +117,11 @@ def test_lookup_with_the_enclosing_defs_as_hint_equals_libcst(name):
         if entered:
             stack.append(node)
         order = _field_order(node)
-        for child in (node.children if order is _DELEGATE else [c for a in order for c in _children(node, a, _IS_WALKED)]):
+        if order is _DELEGATE:
+            children = node.children
+        else:
+            children = [c for a in order for c in _children(node, a, _IS_WALKED)]
+        for child in children:
             walk(child)
         if entered:
             stack.pop()

@@ -90,7 +90,8 @@ def test_results_match_the_json_output(project):
         # relative to the checkout, spaces escaped, resolved through %SRCROOT%
         assert physical["artifactLocation"] == {"uri": "pkg/model%20file.py", "uriBaseId": "%SRCROOT%"}
         region = physical["region"]
-        assert (region["startLine"], region["startColumn"]) == (finding["location"]["row"], finding["location"]["column"])
+        start = finding["location"]
+        assert (region["startLine"], region["startColumn"]) == (start["row"], start["column"])
         assert (region["endLine"], region["endColumn"]) == (
             finding["end_location"]["row"], finding["end_location"]["column"],
         )
@@ -118,8 +119,13 @@ def test_fingerprints_survive_moved_lines(project):
     path = project / "pkg" / "model file.py"
     path.write_text("# a new header\n\n" + HAZARD, encoding="utf-8")
     after, _ = _sarif(project)
-    prints = lambda log: [r["partialFingerprints"] for r in log["runs"][0]["results"]]  # noqa: E731
-    lines = lambda log: [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in log["runs"][0]["results"]]  # noqa: E731
+
+    def prints(log):
+        return [r["partialFingerprints"] for r in log["runs"][0]["results"]]
+
+    def lines(log):
+        return [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in log["runs"][0]["results"]]
+
     assert lines(after) == [line + 2 for line in lines(before)]
     assert prints(after) == prints(before)
 

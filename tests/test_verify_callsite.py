@@ -49,7 +49,10 @@ def test_mark_dynamic_on_a_specialized_dim_is_confirmed_by_the_constraint_violat
     _, findings = serving
     evidence = _verify(findings, 48, "ZL403")
     assert {(e["kind"], e["line"]) for e in evidence} == {("constraint-violation", 49)}
-    assert "top_boxes (torch.compile at line 37): ConstraintViolationError: You marked scores.size(0) as dynamic" in evidence[0]["detail"]
+    assert (
+        "top_boxes (torch.compile at line 37): ConstraintViolationError: You marked scores.size(0) as dynamic"
+        in evidence[0]["detail"]
+    )
     assert "(specialized at line 39)" in evidence[0]["detail"]
     assert 2 in evidence[0]["sizes"] and 8 in evidence[0]["sizes"]
 
@@ -58,7 +61,9 @@ def test_static_compile_is_confirmed_by_a_graph_per_size_and_the_recompile_limit
     _, findings = serving
     evidence = _verify(findings, 45, "ZL404")
     details = {e["detail"]: e for e in evidence}
-    per_size = details["torch.compile at line 45: graphs specialized to one size of boxes dim 0 recompile for every new size"]
+    per_size = details[
+        "torch.compile at line 45: graphs specialized to one size of boxes dim 0 recompile for every new size"
+    ]
     assert per_size["line"] == 49 and {3, 5, 1} <= set(per_size["sizes"])
     limit = details["torch.compile at line 45: hit the recompile limit (8): from here on this call runs eagerly"]
     assert limit["line"] == 49 and limit["kind"] == "recompile"
@@ -112,7 +117,9 @@ CALLERS = textwrap.dedent(
 def test_caller_without_inputs_is_unverifiable_and_a_steady_loop_is_not_observed(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.zlint]\n", encoding="utf-8")
     (tmp_path / "callers.py").write_text(CALLERS, encoding="utf-8")
-    proc = run_zlint("--verify", "--backend", "eager", "--format", "json", "--select", "ZL401", "callers.py", cwd=tmp_path)
+    proc = run_zlint(
+        "--verify", "--backend", "eager", "--format", "json", "--select", "ZL401", "callers.py", cwd=tmp_path
+    )
     findings = _findings(proc)
     assert proc.returncode == 0
     assert [(d["location"]["row"], d["code"], d["verify"]["status"]) for d in findings] == [

@@ -105,7 +105,10 @@ def verified(project):
 
 
 def _at(findings, filename, line, code):
-    found = [d for d in findings if d["filename"].endswith(filename) and d["location"]["row"] == line and d["code"] == code]
+    found = [
+        d for d in findings
+        if d["filename"].endswith(filename) and d["location"]["row"] == line and d["code"] == code
+    ]
     assert len(found) == 1, [(d["filename"], d["location"]["row"], d["code"]) for d in findings]
     return found[0]["verify"]
 

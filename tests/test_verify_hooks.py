@@ -9,8 +9,19 @@ import pytest
 
 from zlint.verify import torch_hooks as hooks
 from zlint.verify.evidence import (
-    CONFIRMED, GRAPH_BREAK, GUARD, GUARDED, NOT_OBSERVED, RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence,
-    MODES, FunctionReport, ModeRun, plain_guard,
+    CONFIRMED,
+    GRAPH_BREAK,
+    GUARD,
+    GUARDED,
+    MODES,
+    NOT_OBSERVED,
+    RECOMPILE,
+    SPECIALIZATION,
+    UNVERIFIABLE,
+    Evidence,
+    FunctionReport,
+    ModeRun,
+    plain_guard,
 )
 from zlint.verify.runner import runtime_diagnostics, share_evidence, status_for
 
@@ -50,7 +61,9 @@ def test_graph_break_reason_is_whole_and_names_the_cause():
 
 def test_guards_read_in_the_users_names():
     assert plain_guard("Eq(s77, 1)", {"s77": "x.size(0)"}) == "Eq(s77, 1), i.e. x.size(0) == 1"
-    assert plain_guard("Ne(s1, s0)", {"s0": "a.size(0)", "s1": "b.size(0)"}) == "Ne(s1, s0), i.e. b.size(0) != a.size(0)"
+    assert (
+        plain_guard("Ne(s1, s0)", {"s0": "a.size(0)", "s1": "b.size(0)"}) == "Ne(s1, s0), i.e. b.size(0) != a.size(0)"
+    )
     assert plain_guard("2 <= s0", {"s0": "q.size(2)"}) == "2 <= s0, i.e. 2 <= q.size(2)"
     # nothing named: the sympy stays as it is rather than a rewrite that reads no better
     assert plain_guard("Eq((PythonMod(s9, 4)) + 1, 1)", {}) == "Eq((PythonMod(s9, 4)) + 1, 1)"
@@ -96,7 +109,9 @@ def test_a_guard_that_costs_nothing_is_guarded_not_confirmed():
     costly = _report([guard], [ModeRun("default", graphs=4, baseline=2, sizes_run=[2, 3], graph_sizes=[2, 3, 5, 8])])
     info = status_for(costly, [4])
     assert info["status"] == CONFIRMED
-    assert info["cost"] == "extra graphs; default: 4 graphs where a trivial function needs 2 (graphs compiled at sizes 2,3,5,8)"
+    assert info["cost"] == (
+        "extra graphs; default: 4 graphs where a trivial function needs 2 (graphs compiled at sizes 2,3,5,8)"
+    )
 
 
 def test_not_observed_only_when_the_line_ran_compiled_everywhere():
@@ -182,8 +197,8 @@ def test_self_test_passes_here_and_names_a_missing_touchpoint(monkeypatch):
 @pytest.mark.parametrize("broken", ["compile_id", "no_backed_size_oblivious", "guards"])
 def test_a_broken_hook_makes_the_finding_unverifiable(head, monkeypatch, broken):
     import torch
-
     import torch.fx.experimental._config as fx_config
+
     from zlint.verify import check
 
     if broken == "compile_id":

@@ -20,7 +20,9 @@ MODULES = {
     "exits.py": "import sys\n\ndef f(x):\n    sys.exit(3)\n",
     "hard_exits.py": "import os\n\ndef f(x):\n    os._exit(7)\n",
     # 3 GiB in one allocation, under the pool's 2 GiB limit
-    "hogs.py": "import torch\n\ndef f(x):\n    scratch = torch.ones(3 << 30, dtype=torch.uint8)\n    return x + scratch[0]\n",
+    "hogs.py": (
+        "import torch\n\ndef f(x):\n    scratch = torch.ones(3 << 30, dtype=torch.uint8)\n    return x + scratch[0]\n"
+    ),
     "noisy.py": textwrap.dedent(
         """\
         import os
@@ -68,7 +70,9 @@ def test_hang_times_out(results):
 
 
 def test_segfault_is_reported(results):
-    assert results["segfaults.py"].unverifiable.startswith("worker killed by SIGSEGV (segmentation fault) while verifying f")
+    assert results["segfaults.py"].unverifiable.startswith(
+        "worker killed by SIGSEGV (segmentation fault) while verifying f"
+    )
 
 
 def test_sys_exit_is_reported(results):
@@ -81,7 +85,9 @@ def test_os_exit_is_reported(results):
 
 def test_exceeding_the_memory_limit_is_reported_not_fatal(results):
     reason = results["hogs.py"].unverifiable
-    assert reason.startswith("out of memory (limit 2048 MiB, --verify-memory): fails eagerly at every size (RuntimeError:")
+    assert reason.startswith(
+        "out of memory (limit 2048 MiB, --verify-memory): fails eagerly at every size (RuntimeError:"
+    )
     assert "can't allocate memory" in reason
 
 

@@ -30,7 +30,9 @@ USER_TESTS = textwrap.dedent(
 
 
     def test_pool_compiles_once_under_mark_unbacked(zlint_check):
-        report = zlint_check(pool, lambda n: (torch.randn(n, 4),), sizes=[2, 3, 1, 0], modes=["mark_unbacked"], backend="eager")
+        report = zlint_check(
+            pool, lambda n: (torch.randn(n, 4),), sizes=[2, 3, 1, 0], modes=["mark_unbacked"], backend="eager"
+        )
         assert report.graphs("mark_unbacked") == 1 and not report.mismatches
 
 
@@ -52,7 +54,10 @@ def test_fixture_runs_check_in_a_users_pytest_session(tmp_path):
     # metadata predates the entry point (autoload off so it is not registered twice)
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "zlint.verify.pytest_plugin", "-p", "no:cacheprovider", "test_user.py"],
+        [
+            sys.executable, "-m", "pytest", "-q", "-p", "zlint.verify.pytest_plugin", "-p", "no:cacheprovider",
+            "test_user.py",
+        ],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300,
     )
     assert "1 failed, 2 passed" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]

@@ -4,7 +4,6 @@ nothing, and file modes and line endings survive (the writes themselves: test_at
 from __future__ import annotations
 
 import ast
-import shutil
 import stat
 from pathlib import Path
 
@@ -30,7 +29,9 @@ def _snapshot(files) -> dict[Path, tuple[bytes, int]]:
     return {p: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in files}
 
 
-@pytest.mark.parametrize("flags", [("--fix",), ("--fix", "--unsafe-fixes"), ("--add-noqa",)], ids=["fix", "unsafe", "add-noqa"])
+@pytest.mark.parametrize(
+    "flags", [("--fix",), ("--fix", "--unsafe-fixes"), ("--add-noqa",)], ids=["fix", "unsafe", "add-noqa"]
+)
 @pytest.mark.parametrize("newline", [b"\n", b"\r\n"], ids=["lf", "crlf"])
 def test_writes_parse_keep_modes_and_line_ends_and_are_idempotent(tmp_path, flags, newline):
     if flags[0] == "--add-noqa" and newline == b"\r\n":
@@ -55,8 +56,8 @@ def test_writes_parse_keep_modes_and_line_ends_and_are_idempotent(tmp_path, flag
 
 def test_add_noqa_silences_every_finding(tmp_path):
     _copy_slice(tmp_path)
-    # ZL901 (unused noqa) is left out: a seed holds a deliberately unused `# noqa: ZL206`,
-    # which --add-noqa does not rewrite
+    # ZL901 (unused noqa) is left out: a seed holds a noqa comment for ZL206 that is unused on
+    # purpose, which --add-noqa does not rewrite
     zlint("--no-cache", "--select", "ALL", "--ignore", "ZL901", "--add-noqa", ".", cwd=tmp_path)
     after = zlint("--no-cache", "--select", "ALL", "--ignore", "ZL901", ".", cwd=tmp_path)
     assert after.returncode == 0, after.stdout

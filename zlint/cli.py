@@ -92,7 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also apply unsafe fixes")
     parser.add_argument("--diff", action="store_true", help="print the fixes as a diff; write nothing")
-    parser.add_argument("--compiled-only", action="store_true", default=None, help="report only findings in compiled code")
+    parser.add_argument(
+        "--compiled-only", action="store_true", default=None, help="report only findings in compiled code"
+    )
     parser.add_argument(
         "--scope", choices=("default", "all"), default=None,
         help="default: findings in compiled and unknown code; all: also in code never compiled "
@@ -111,16 +113,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", metavar="DIR", help="where results are cached (default: .zlint_cache)")
     verify = parser.add_argument_group("--verify (needs torch: pip install 'zlint[verify]')")
     verify.add_argument("--verify", action="store_true", help="compile the flagged functions and confirm each finding")
-    verify.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to compile (auto: cuda if present)")
+    verify.add_argument(
+        "--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to compile (auto: cuda if present)"
+    )
     verify.add_argument("--backend", help="torch.compile backend (default: inductor on cuda, aot_eager on cpu)")
     verify.add_argument("--sizes", type=_sizes, default=(2, 3, 5, 1, 0, 8), help="sizes to sweep (default 2,3,5,1,0,8)")
-    verify.add_argument("--verify-timeout", type=_seconds, default=120.0, metavar="SECONDS", help="per-function limit (default 120)")
+    verify.add_argument(
+        "--verify-timeout", type=_seconds, default=120.0, metavar="SECONDS", help="per-function limit (default 120)"
+    )
     verify.add_argument("--verify-strict", action="store_true", help="also fail on UNVERIFIABLE findings")
     verify.add_argument(
         "--verbose", action="store_true",
         help="with --verify: explain effects set aside as torch's own (size pins inside ops, mode caveats)",
     )
-    verify.add_argument("--verify-memory", type=int, default=4096, metavar="MiB", help="per-worker memory limit (default 4096; 0: none)")
+    verify.add_argument(
+        "--verify-memory", type=int, default=4096, metavar="MiB",
+        help="per-worker memory limit (default 4096; 0: none)",
+    )
     if not any(a.dest == "jobs" for a in parser._actions):
         verify.add_argument("--jobs", type=int, default=1, help="verify worker processes (default 1)")
     parser.add_argument("--version", action="version", version=f"zlint {__version__}")

@@ -58,7 +58,7 @@ def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
         spans.append((edits[0][0], edits[-1][1], edits))
     spans.sort(key=lambda s: (s[0], s[1]))
     out, cursor, applied = [], 0, 0
-    for start, end, edits in spans:
+    for start, _end, edits in spans:
         if start < cursor:
             continue  # overlaps a fix already taken: next pass
         for edit_start, edit_end, content in edits:
@@ -130,7 +130,9 @@ def fix_file(path: str | Path, settings, unsafe: bool = False, write: bool = Tru
             return outcome
         result = engine.lint_source(new_text, name, settings)
         if result.error is not None:
-            outcome.error = FileError(name, f"fix would make code zlint cannot read ({result.error.reason}); not written")
+            outcome.error = FileError(
+                name, f"fix would make code zlint cannot read ({result.error.reason}); not written"
+            )
             return outcome
         text, diagnostics, fixed = new_text, result.diagnostics, fixed + applied
     if text == original:

@@ -136,7 +136,9 @@ def _literal_assignments(body: list[ast.stmt], where: str) -> dict[str, object]:
         try:
             literal = ast.literal_eval(value)
         except ValueError:
-            raise RuleMetadataError(f"{where}: `{target.id}` must be a literal (the registry reads it without importing)") from None
+            raise RuleMetadataError(
+                f"{where}: `{target.id}` must be a literal (the registry reads it without importing)"
+            ) from None
         if not isinstance(literal, FIELDS[target.id]):
             raise RuleMetadataError(f"{where}: `{target.id}` must be a {FIELDS[target.id].__name__}")
         found[target.id] = literal

@@ -1,6 +1,7 @@
 """More hard negatives (benchmark set): size arithmetic that traces symbolically on torch 2.13-2.15
-and costs no graph, break or error. `zlint --verify benchmarks/verify_negatives` must stay quiet. Not here: ``x.sum(0) / max(n, 1)``,
-which backed_size_oblivious computes as nan at size 0 (a wrong result --verify reports as ZL804)."""
+and costs no graph, break or error. `zlint --verify benchmarks/verify_negatives` must stay quiet.
+Not here: ``x.sum(0) / max(n, 1)``, which backed_size_oblivious computes as nan at size 0 (a wrong
+result --verify reports as ZL804)."""
 
 import math
 

@@ -1,8 +1,8 @@
 """Inputs for more_negatives.py: `n` is the size that varies."""
 
+import more_negatives as neg
 import torch
 
-import more_negatives as neg
 from zlint.verify import example
 
 for fn in (neg.min_with_constant, neg.ceil_half, neg.int_of_size, neg.pad_to_multiple,

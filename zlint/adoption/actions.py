@@ -60,7 +60,8 @@ def adopt(
             left.extend(d for d in diags if d.line in skipped)
             for line, reason in edit.skipped:
                 out.notes.append(f"{path}:{line}: no noqa added: {reason}")
-        out.notes.append(f"added {added} noqa code{'s' if added != 1 else ''} in {files} file{'s' if files != 1 else ''}")
+        codes, files_word = "code" if added == 1 else "codes", "file" if files == 1 else "files"
+        out.notes.append(f"added {added} noqa {codes} in {files} {files_word}")
         out.diagnostics = left
     return out
 

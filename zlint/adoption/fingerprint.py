@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from zlint.diagnostics import Diagnostic
-from zlint.source import SourceError, decode_source
 from zlint.noqa import physical_lines
+from zlint.source import SourceError, decode_source
 
 #: key of the fingerprint in SARIF ``partialFingerprints``
 FINGERPRINT_KEY = "zlintLineHash/v1"

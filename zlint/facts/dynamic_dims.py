@@ -58,7 +58,13 @@ class StaticDims:
     """Sizes a function's annotations say are static: ``x.shape[2]`` for ``x: Float[Tensor, "b s 768"]``,
     names unpacked from such a shape, and dims the ``static-dims`` setting names."""
 
-    def __init__(self, function: cst.FunctionDef, imports: ImportMap, dynamic: tuple[str, ...] = (), static: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        function: cst.FunctionDef,
+        imports: ImportMap,
+        dynamic: tuple[str, ...] = (),
+        static: tuple[str, ...] = (),
+    ) -> None:
         self.dims: dict[str, tuple[str, ...]] = {}
         self.dynamic, self.static = dynamic, static
         params = function.params

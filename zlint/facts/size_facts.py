@@ -22,13 +22,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
-from zlint.facts.literals import number_literal
 
 from zlint.facts.evidence import (
     CHANNEL_OPS,
-    NON_TENSOR_TYPES,
     DIM_KEYWORDS,
     FEATURE_OPS,
+    NON_TENSOR_TYPES,
     NUMPY_SHARED_METHODS,
     SHAPED_ATTRIBUTES,
     TENSOR_ATTRIBUTES,
@@ -39,17 +38,18 @@ from zlint.facts.evidence import (
 )
 from zlint.facts.helpers import FunctionIndex, syntactic_size
 from zlint.facts.imports import ImportMap
+from zlint.facts.literals import number_literal
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
 from zlint.facts.values import (
     DIM_TUPLE_RESULTS,
     MASK_FUNCTIONS,
     MASK_METHODS,
+    TUPLE_RESULTS,
     container_attributes,
     is_container_value,
     requests_bool,
     returns_tensor,
     returns_tuple_by_flag,
-    TUPLE_RESULTS,
 )
 
 
@@ -332,7 +332,11 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                 if fact is not None and fact.kind is Kind.STATIC:
                     self._bind(inner, STATIC, None)
                 elif fact is not None and fact.kind is Kind.SHAPE:
-                    fixed = fact.static_dims and not starred and (i in fact.static_dims or i - len(elements) in fact.static_dims)
+                    fixed = (
+                        fact.static_dims
+                        and not starred
+                        and (i in fact.static_dims or i - len(elements) in fact.static_dims)
+                    )
                     sub = SHAPE if isinstance(element, cst.StarredElement) else STATIC if fixed else SIZE
                     self._bind(inner, sub, None)
                 elif fact is not None and fact.kind is Kind.TENSORS:
@@ -466,7 +470,12 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
     def visit_For_body(self, node: cst.For) -> None:
         # `for d in x.shape:` binds a size, `for c in x.split(2):` a tensor; others are unknown
         kind = self._kind(node.iter)
-        fact = SIZE if kind is Kind.SHAPE else STATIC if kind is Kind.STATIC else TENSOR if kind is Kind.TENSORS else None
+        fact = (
+            SIZE if kind is Kind.SHAPE
+            else STATIC if kind is Kind.STATIC
+            else TENSOR if kind is Kind.TENSORS
+            else None
+        )
         self._count(node.target)
         self._bind(node.target, fact, None)
         if self._bindings and isinstance(node.target, (cst.Name, cst.Tuple)):
@@ -608,7 +617,9 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
                         return TENSORS if self._forward_returns_tuple(func.attr.value) else TENSOR
                 elif layer is not None:
                     return self._tensor_with_dims(
-                        frozenset({1}) if layer == "channels" else frozenset({-1}) if layer == "features" else frozenset()
+                        frozenset({1}) if layer == "channels"
+                        else frozenset({-1}) if layer == "features"
+                        else frozenset()
                     )
                 helper = self._index.lookup(method, self._classes[-1][0] if self._classes else None)
                 if helper is not None:

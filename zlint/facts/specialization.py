@@ -52,7 +52,9 @@ class _Finder(cst.CSTVisitor):
                 self.sizes.add(t.value)
             elif isinstance(t, (cst.Tuple, cst.List)) and self.dim >= 0:
                 value = node.value
-                shape = (isinstance(value, cst.Attribute) and value.attr.value == "shape" and self.is_param(value.value)) or (
+                shape = (
+                    isinstance(value, cst.Attribute) and value.attr.value == "shape" and self.is_param(value.value)
+                ) or (
                     isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
                     and value.func.attr.value == "size" and not value.args and self.is_param(value.func.value)
                 )

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import Fact, Kind
+from zlint.facts.size_facts import SIZE_WORDS, Fact, Kind
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import snippet
-from zlint.facts.size_facts import SIZE_WORDS
 
 
 class SizeTruthiness(BranchRule):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import Fact, Versus
+from zlint.facts.size_facts import SIZE_WORDS, Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
 from zlint.rules.calls import snippet
-from zlint.facts.size_facts import SIZE_WORDS
 
 
 class SizeComparedWithConstant(BranchRule):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import Kind
+from zlint.facts.size_facts import SIZE_WORDS, Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import positional, snippet
-from zlint.facts.size_facts import SIZE_WORDS
 
 
 class LoopOverSize(Rule):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import Kind
+from zlint.facts.size_facts import TENSOR_WORDS, Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import snippet
-from zlint.facts.size_facts import TENSOR_WORDS
 
 
 class TensorUnpacking(Rule):

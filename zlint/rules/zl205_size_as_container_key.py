@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import Kind
+from zlint.facts.size_facts import SIZE_WORDS, Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import method_name, positional, snippet
-from zlint.facts.size_facts import SIZE_WORDS
 
 LOOKUPS = frozenset({"get", "setdefault", "pop", "__getitem__", "__contains__"})
 
@@ -54,7 +53,8 @@ class SizeAsContainerKey(Rule):
         for target in node.comparisons:
             # `n in (1, 3)` on a literal is a comparison with constants: ZL1xx's finding
             literal = isinstance(target.comparator, (cst.List, cst.Set, cst.Tuple))
-            if isinstance(target.operator, (cst.In, cst.NotIn)) and self._is_container(target.comparator) and not literal:
+            membership = isinstance(target.operator, (cst.In, cst.NotIn))
+            if membership and self._is_container(target.comparator) and not literal:
                 if self.holds_size(left):
                     self._report(node, left)
                     return

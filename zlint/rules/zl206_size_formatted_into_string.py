@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.facts.size_facts import SIZE_WORDS
 from zlint.rules.base import Rule
 from zlint.rules.calls import method_name, snippet
-from zlint.facts.size_facts import SIZE_WORDS
 
 # Calls whose string arguments are messages for humans (errors, checks, logs), not values the
 # computation uses: matched on the callee's last name.

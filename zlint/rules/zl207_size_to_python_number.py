@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import Kind
+from zlint.facts.size_facts import SIZE_WORDS, Kind
 from zlint.rules.calls import positional, snippet
 from zlint.rules.versioned import BeforeSymbolicRelease
-from zlint.facts.size_facts import SIZE_WORDS
 
 CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt", "math.trunc"})
 

@@ -23,7 +23,10 @@ class MarkDynamicOnSpecializedDim(CompiledCallRule):
         self._done: set[int] = set()
 
     def compiled_call(self, call: cst.Call, site: CompileSite, frame: Frame) -> None:
-        marks = [m for m in frame.marks if m.kind == "mark_dynamic" and m.dim is not None and id(m.call) not in self._done]
+        marks = [
+            m for m in frame.marks
+            if m.kind == "mark_dynamic" and m.dim is not None and id(m.call) not in self._done
+        ]
         if not marks:
             return
         function = self.context.compiled_scope.root_function(site)

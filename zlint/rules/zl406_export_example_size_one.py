@@ -79,7 +79,10 @@ class ExportExampleSizeOne(Rule):
                     out.append((int_literal(element.key), element.value))
         elif _elements(spec) is not None:
             out = list(enumerate(_elements(spec)))
-        return [(d, v) for d, v in out if not (isinstance(v, cst.Name) and v.value == "None") and int_literal(v) is None]
+        return [
+            (d, v) for d, v in out
+            if not (isinstance(v, cst.Name) and v.value == "None") and int_literal(v) is None
+        ]
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.imports.qualify(node.func) not in EXPORTS:

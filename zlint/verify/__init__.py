@@ -19,7 +19,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from zlint.verify.evidence import (
-    CONFIRMED, MODES, NOT_OBSERVED, UNVERIFIABLE, Evidence, FunctionReport, ModeRun,
+    CONFIRMED,
+    MODES,
+    NOT_OBSERVED,
+    UNVERIFIABLE,
+    Evidence,
+    FunctionReport,
+    ModeRun,
 )
 from zlint.verify.examples import CONVENTIONAL_FILE, Example, example
 

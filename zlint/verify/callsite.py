@@ -27,12 +27,20 @@ import torch
 from zlint.verify import probe
 from zlint.verify import torch_hooks as hooks
 from zlint.verify.evidence import (
-    COMPILE_ERROR, MISMATCH, RECOMPILE, SPECIALIZATION, Evidence, FunctionReport, ModeRun,
+    COMPILE_ERROR,
+    MISMATCH,
+    RECOMPILE,
+    SPECIALIZATION,
+    Evidence,
+    FunctionReport,
+    ModeRun,
 )
 
 #: ``torch.compile`` keywords that change what dynamo does at the call site (backend/mode/options
 #: are replaced by the verify backend)
-_KEPT = ("fullgraph", "dynamic", "disable", "recompile_limit", "isolate_recompiles", "shapes_spec", "dynamic_shapes", "name")
+_KEPT = (
+    "fullgraph", "dynamic", "disable", "recompile_limit", "isolate_recompiles", "shapes_spec", "dynamic_shapes", "name",
+)
 
 
 @dataclass
@@ -144,7 +152,8 @@ class _Tracker:
                     return out
             diff = probe.compare(expected, out)
             if diff:
-                self.add(MISMATCH, line, f"{compiled.label}: compiled output differs from eager: {diff}", size, compiled.origin)
+                detail = f"{compiled.label}: compiled output differs from eager: {diff}"
+                self.add(MISMATCH, line, detail, size, compiled.origin)
             return out
 
         return tracked
@@ -169,7 +178,8 @@ class _Tracker:
             tensor, index, _, actual = found[0].groups()
             self.add(
                 RECOMPILE, line,
-                f"{compiled.label}: graphs specialized to one size of {tensor} dim {index} recompile for every new size",
+                f"{compiled.label}: graphs specialized to one size of {tensor} dim {index} "
+                "recompile for every new size",
                 int(actual), compiled.origin,
             )
 
@@ -286,7 +296,7 @@ def _size_of(compiled: _Compiled, shapes: list) -> int | None:
     first = compiled.calls[0][1]
     for a, b in zip(first, shapes):
         if len(a) == len(b):
-            for d, (x, y) in enumerate(zip(a, b)):
+            for _d, (x, y) in enumerate(zip(a, b)):
                 if x != y:
                     return y
     return shapes[0][0] if shapes and shapes[0] else None
@@ -459,7 +469,8 @@ def run_caller(
         if not c.calls:
             continue
         sized = sorted({s for s in c.graph_sizes if s is not None})
-        report.input_detail += f"; {c.label}: {c.graphs} graphs" + (f" (sizes {','.join(map(str, sized))})" if sized else "")
+        at_sizes = f" (sizes {','.join(map(str, sized))})" if sized else ""
+        report.input_detail += f"; {c.label}: {c.graphs} graphs" + at_sizes
     return report
 
 

@@ -34,7 +34,8 @@ def _signal_name(number: int) -> str:
         name = signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-    return {"SIGSEGV": "SIGSEGV (segmentation fault)", "SIGKILL": "SIGKILL (killed, e.g. out of memory)"}.get(name, name)
+    explained = {"SIGSEGV": "SIGSEGV (segmentation fault)", "SIGKILL": "SIGKILL (killed, e.g. out of memory)"}
+    return explained.get(name, name)
 
 
 class Worker:
@@ -89,7 +90,10 @@ class Worker:
                 code = self.proc.wait()
                 tail = self._stderr_tail()
                 self.close()
-                how = f"killed by {_signal_name(-code)}" if code < 0 else f"exited with status {code} (os._exit or a crash in user code)"
+                how = (
+                    f"killed by {_signal_name(-code)}" if code < 0
+                    else f"exited with status {code} (os._exit or a crash in user code)"
+                )
                 raise WorkerDied(f"worker {how} while {doing}" + (f"; last output: {tail}" if tail else ""))
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
@@ -154,7 +158,7 @@ class Pool:
     def run(self, jobs: list[dict], progress: Callable[[int, int], None] | None = None) -> list[dict]:
         results: list[dict | None] = [None] * len(jobs)
         todo: queue.Queue = queue.Queue()
-        for index, job in enumerate(jobs):
+        for index, _job in enumerate(jobs):
             todo.put(index)
         done = [0]
         lock = threading.Lock()

@@ -20,8 +20,21 @@ import torch
 
 from zlint.verify import torch_hooks as hooks
 from zlint.verify.evidence import (
-    COMPILE_ERROR, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, MISMATCH, MODES, RECOMPILE, SPECIALIZATION,
-    Evidence, FunctionReport, ModeRun, costly, is_mode_caveat, plain_guard,
+    COMPILE_ERROR,
+    CONSTRAINT,
+    DATA_DEPENDENT,
+    GRAPH_BREAK,
+    GUARD,
+    MISMATCH,
+    MODES,
+    RECOMPILE,
+    SPECIALIZATION,
+    Evidence,
+    FunctionReport,
+    ModeRun,
+    costly,
+    is_mode_caveat,
+    plain_guard,
 )
 
 _SPECIALIZED = re.compile(r"^Eq\((?:s\w+|u\w+), -?\d+\)$|^Eq\(-?\d+, (?:s\w+|u\w+)\)$")
@@ -525,7 +538,7 @@ class Prober:
                     except Exception as exc:  # compile-time failure in user code or in dynamo
                         found = hook_error(exc)
                         if found is not None:
-                            raise found
+                            raise found from found.__cause__  # the hook's failure, with its own cause
                         text = "".join(traceback.format_exception(exc))
                         observer.add(
                             classify(exc), observer.line_from_text(text), first_line(exc), inside_torch(text)

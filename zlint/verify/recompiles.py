@@ -3,6 +3,8 @@ that now live in :mod:`zlint.verify.torch_hooks` (the one module that touches to
 
 from __future__ import annotations
 
-from zlint.verify.torch_hooks import SIZE_MISMATCH, current_compile_id, recompile_reasons as listening, split_reason as split
+from zlint.verify.torch_hooks import SIZE_MISMATCH, current_compile_id
+from zlint.verify.torch_hooks import recompile_reasons as listening
+from zlint.verify.torch_hooks import split_reason as split
 
 __all__ = ["SIZE_MISMATCH", "current_compile_id", "listening", "split"]

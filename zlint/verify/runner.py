@@ -17,8 +17,24 @@ from pathlib import Path
 from zlint import noqa
 from zlint.diagnostics import Diagnostic
 from zlint.verify.evidence import (
-    COMPILE_ERROR, CONFIRMED, CONSTRAINT, DATA_DEPENDENT, GRAPH_BREAK, GUARD, GUARDED, MISMATCH, MODES, NOT_OBSERVED,
-    RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence, FunctionReport, evidence_dicts, graph_counts, is_mode_caveat,
+    COMPILE_ERROR,
+    CONFIRMED,
+    CONSTRAINT,
+    DATA_DEPENDENT,
+    GRAPH_BREAK,
+    GUARD,
+    GUARDED,
+    MISMATCH,
+    MODES,
+    NOT_OBSERVED,
+    RECOMPILE,
+    SPECIALIZATION,
+    UNVERIFIABLE,
+    Evidence,
+    FunctionReport,
+    evidence_dicts,
+    graph_counts,
+    is_mode_caveat,
 )
 from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
@@ -69,7 +85,8 @@ def examples_files(paths: Iterable[str], configured: Iterable[str] = ()) -> list
             candidate = directory / CONVENTIONAL_FILE
             if candidate.is_file():
                 found.append(str(candidate))
-            if (directory / "pyproject.toml").exists() or (directory / ".git").exists() or directory.parent == directory:
+            at_root = (directory / "pyproject.toml").exists() or (directory / ".git").exists()
+            if at_root or directory.parent == directory:
                 break
             directory = directory.parent
     return list(dict.fromkeys(found))
@@ -105,13 +122,15 @@ def related_lines(func: ast.AST, line: int) -> set[int]:
     out = {line}
     names = set()
     for node in ast.walk(func):
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.lineno <= line <= (node.end_lineno or node.lineno):
+        assigns = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        if assigns and node.lineno <= line <= (node.end_lineno or node.lineno):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
     if names:
         for node in ast.walk(func):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names and node.lineno > line:
+            read = isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+            if read and node.id in names and node.lineno > line:
                 out.add(node.lineno)
     return out
 
@@ -123,7 +142,8 @@ def threshold_sizes(func: ast.AST, lines: set[int], sizes: tuple[int, ...]) -> l
     for node in ast.walk(func):
         if isinstance(node, ast.Compare) and node.lineno in lines:
             for part in [node.left, *node.comparators]:
-                if isinstance(part, ast.Constant) and type(part.value) is int and max(sizes) < part.value <= MAX_THRESHOLD:
+                is_int = isinstance(part, ast.Constant) and type(part.value) is int
+                if is_int and max(sizes) < part.value <= MAX_THRESHOLD:
                     extra += [part.value, part.value + 1]
     return [n for n in dict.fromkeys(extra) if n not in sizes]
 
@@ -300,7 +320,8 @@ def verify(
 
     if progress is None and sys.stderr.isatty():
         progress = _progress
-    if not example_files and not any(d.function and (_verifiable_code(d.code) or d.code in CALLSITE_CODES) for d in diagnostics):
+    compilable = any(d.function and (_verifiable_code(d.code) or d.code in CALLSITE_CODES) for d in diagnostics)
+    if not example_files and not compilable:
         # nothing to compile: no worker (and no torch import) at all
         return sorted(_unverified(d) for d in diagnostics), []
     pool = Pool(options.jobs, options.timeout, options.memory)
@@ -309,7 +330,9 @@ def verify(
     try:
         first: Worker = pool.workers[0]
         try:
-            reply = first.request({"op": "examples", "examples": example_files, "qualname": "examples"}, options.timeout)
+            reply = first.request(
+                {"op": "examples", "examples": example_files, "qualname": "examples"}, options.timeout
+            )
         except (WorkerDied, TimeoutError) as exc:
             raise VerifyError(f"cannot start a verify worker: {exc}") from None
         if first.info.get("memory_too_small"):

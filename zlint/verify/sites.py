@@ -14,8 +14,18 @@ import ast
 
 from zlint.diagnostics import Diagnostic
 from zlint.verify.evidence import (
-    COMPILE_ERROR, CONFIRMED, CONSTRAINT, MISMATCH, NOT_OBSERVED, RECOMPILE, SPECIALIZATION, UNVERIFIABLE, Evidence,
-    FunctionReport, evidence_dicts, graph_counts,
+    COMPILE_ERROR,
+    CONFIRMED,
+    CONSTRAINT,
+    MISMATCH,
+    NOT_OBSERVED,
+    RECOMPILE,
+    SPECIALIZATION,
+    UNVERIFIABLE,
+    Evidence,
+    FunctionReport,
+    evidence_dicts,
+    graph_counts,
 )
 
 #: codes confirmed by running the function that holds them (see :func:`callsite_status`)
@@ -34,7 +44,10 @@ _NOTES = {
     "ZL401": "the call did not recompile for a new size: likely a false positive",
     "ZL403": "the compiled call that gets the marked tensor raised no constraint violation: likely a false positive",
     "ZL404": "the object compiled here did not recompile per size: likely a false positive",
-    "ZL405": "the exported program matched eager at sizes 0 and 1: likely a false positive (or the sweep has no 0/1 in the Dim's range)",
+    "ZL405": (
+        "the exported program matched eager at sizes 0 and 1: likely a false positive "
+        "(or the sweep has no 0/1 in the Dim's range)"
+    ),
     "ZL406": "export raised no constraint error and specialized nothing: likely a false positive",
 }
 

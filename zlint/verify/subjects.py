@@ -225,7 +225,9 @@ def _locate(path: str, qualname: str) -> _Located:
         raise Unverifiable(f"cannot read {path}: {exc}") from None
     found.node = node = find_function(tree, qualname)
     if node is None:
-        raise Unverifiable(f"{qualname} is not a module-level function or a method (nested functions cannot be reached)")
+        raise Unverifiable(
+            f"{qualname} is not a module-level function or a method (nested functions cannot be reached)"
+        )
     found.first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     found.last = node.end_lineno or node.lineno
     found.module = import_file(file)
@@ -305,7 +307,9 @@ def _compile_call_options(node: ast.AST) -> dict:
 
 def _names_compile(node: ast.AST) -> bool:
     func = node.func if isinstance(node, ast.Call) else node
-    return (isinstance(func, ast.Attribute) and func.attr == "compile") or (isinstance(func, ast.Name) and func.id == "compile")
+    return (isinstance(func, ast.Attribute) and func.attr == "compile") or (
+        isinstance(func, ast.Name) and func.id == "compile"
+    )
 
 
 def compiled_globals(tree: ast.Module) -> dict[str, tuple[int, dict]]:
@@ -340,7 +344,10 @@ def build_caller(path: str, qualname: str, sizes: list[int]):
         calls = [(n, *normalize_call(registered.make_inputs(n))) for n in sweep]
         source, detail = "registered", "registered example (one call per size)"
     else:
-        params = [a for a in [*node.args.posonlyargs, *node.args.args] if a.arg not in ("self", "cls") or not found.is_method]
+        params = [
+            a for a in [*node.args.posonlyargs, *node.args.args]
+            if a.arg not in ("self", "cls") or not found.is_method
+        ]
         required = len(params) - len(node.args.defaults)
         required += sum(1 for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is None)
         if required > 0:

@@ -49,7 +49,9 @@ class Plan:
         parts = []
         for p in self.params:
             if p.kind == "tensor":
-                dims = ",".join("n" if lab in self.swept else (lab if lab.isdigit() else str(FIXED)) for lab in p.labels)
+                dims = ",".join(
+                    "n" if lab in self.swept else (lab if lab.isdigit() else str(FIXED)) for lab in p.labels
+                )
                 parts.append(f"{p.name}[{dims}]")
             elif p.kind == "int":
                 parts.append(f"{p.name}={FIXED}")
@@ -62,7 +64,10 @@ def find_function(tree: ast.Module, qualname: str) -> ast.FunctionDef | ast.Asyn
     node = None
     for part in qualname.split("."):
         node = next(
-            (n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == part),
+            (
+                n for n in body
+                if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == part
+            ),
             None,
         )
         if node is None:
