@@ -80,15 +80,22 @@ def test_roots_and_reachable_functions():
     ]
 
 
+MODULE = "import torch\nclass M(torch.nn.Module):\n  def forward(self, x): return x\n"
+
+
 @pytest.mark.parametrize(
     "code, expected",
     [
         ("import torch\ndef f(x): return x\ng = torch.compile(f)\n", {"f"}),
         ("import torch as T\ndef f(x): return x\nT.compile(f)(1)\n", {"f"}),
         ("from torch import compile as c\n@c()\ndef f(x): return x\n", {"f"}),
-        ("import torch\nclass M(torch.nn.Module):\n  def forward(self, x): return x\nm = M()\nm.compile()\n", {"M.forward"}),
-        ("import torch\nclass M(torch.nn.Module):\n  def forward(self, x): return x\nm = M()\nc = torch.compile(m.forward)\n", {"M.forward"}),
-        ("import torch\nclass M:\n  def step(self, x): return x\n  def setup(self):\n    self.fast = torch.compile(self.step)\n", {"M.step"}),
+        (MODULE + "m = M()\nm.compile()\n", {"M.forward"}),
+        (MODULE + "m = M()\nc = torch.compile(m.forward)\n", {"M.forward"}),
+        (
+            "import torch\nclass M:\n  def step(self, x): return x\n  def setup(self):\n"
+            "    self.fast = torch.compile(self.step)\n",
+            {"M.step"},
+        ),
         # not torch.compile: re.compile, a keras-style compile(optimizer=...), an unknown compile
         ("import re\ndef f(x): return x\np = re.compile(f)\n", set()),
         ("import torch\nclass M:\n  def forward(self, x): return x\nm = M()\nm.compile(optimizer='adam')\n", set()),

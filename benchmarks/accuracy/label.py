@@ -219,7 +219,9 @@ def label_one(path: Path, modes: tuple[str, ...] = MODES) -> dict:
                 with (
                     torch.no_grad(),
                     fx_config.patch(backed_size_oblivious=(mode == "oblivious")),
-                    torch._dynamo.config.patch(capture_scalar_outputs=capture, capture_dynamic_output_shape_ops=capture),
+                    torch._dynamo.config.patch(
+                        capture_scalar_outputs=capture, capture_dynamic_output_shape_ops=capture
+                    ),
                 ):
                     out = compiled(*args, **kwargs)
             except Exception as exc:

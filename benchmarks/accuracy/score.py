@@ -110,9 +110,11 @@ def describe(labels: dict[str, list[dict]]) -> None:
     for items in labels.values():
         for item in items:
             tiers[item["tier"]] += 1
-    print(f"## cases: {len(labels)} ({hazards} with expected lines, {len(labels) - hazards} hard negatives without)")
+    negatives = len(labels) - hazards
+    print(f"## cases: {len(labels)} ({hazards} with expected lines, {negatives} hard negatives without)")
     print("expected lines per tier: " + ", ".join(f"{t} {n}" for t, n in sorted(tiers.items())))
-    print("cases per source: " + ", ".join(f"{s} {n}" for s, n in sorted(sources.items(), key=lambda kv: (-kv[1], kv[0]))))
+    by_count = sorted(sources.items(), key=lambda kv: (-kv[1], kv[0]))
+    print("cases per source: " + ", ".join(f"{s} {n}" for s, n in by_count))
     print()
 
 
