@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=HERE / "corpus_sample.md")
+    default_out = HERE / "corpus_sample.md"
+    parser.add_argument("--out", type=Path, default=default_out)
     parser.add_argument("--scope", choices=("default", "all"), help="pass --scope to zlint (default: zlint's own)")
     args = parser.parse_args(argv)
     files = corpus_files(args.corpus, args.every)
@@ -116,12 +117,14 @@ def main(argv: list[str] | None = None) -> int:
     sample = random.Random(args.seed).sample(findings, min(args.n, len(findings)))
     git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     commit = git.stdout.strip()
+    out_name = short(str(args.out.resolve()), ROOT)
     header = (
         f"zlint commit `{commit}`; {len(files)} files (every {args.every}-th of {', '.join(PACKAGES)} under "
         f"`{args.corpus}`); {len(findings)} findings of the default rules in {seconds:.0f}s; sample of "
         f"{len(sample)} drawn with `random.Random({args.seed}).sample` from the findings sorted by file, "
         f"line, column, code. Command: `python benchmarks/accuracy/sample_corpus.py --every {args.every} "
-        f"--n {args.n} --seed {args.seed} --jobs {args.jobs}{' --scope ' + args.scope if args.scope else ''}`."
+        f"--n {args.n} --seed {args.seed} --jobs {args.jobs}{' --scope ' + args.scope if args.scope else ''}"
+        f"{'' if args.out.resolve() == default_out else ' --out ' + out_name}`."
     )
     write_review(sample, args.out, args.corpus, header)
     print(f"{len(files)} files, {len(findings)} findings, {len(sample)} sampled -> {args.out} ({seconds:.0f}s)")
