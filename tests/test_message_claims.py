@@ -198,18 +198,28 @@ def _messages(case: Case) -> list[str]:
 
 def _run(source: str) -> BaseException | None:
     torch._dynamo.reset()
-    try:
-        exec(compile(source, "claim_example.py", "exec"), {"__name__": "claim_example"})
-    except Exception as exc:
-        return exc
+    # an example may switch a global mode on (`_config.backed_size_oblivious = True`): the patch
+    # puts it back afterwards, so later tests in this process compile with the defaults
+    with fx_config.patch(backed_size_oblivious=fx_config.backed_size_oblivious):
+        try:
+            exec(compile(source, "claim_example.py", "exec"), {"__name__": "claim_example"})
+        except Exception as exc:
+            return exc
     return None
 
 
 def _function(source: str) -> Callable:
     namespace: dict = {"__name__": "claim_example"}
     body = source.split("\ncompiled = ")[0]  # the definitions, not the snippet's own driver loop
-    exec(compile(body, "claim_example.py", "exec"), namespace)
+    with fx_config.patch(backed_size_oblivious=fx_config.backed_size_oblivious):
+        exec(compile(body, "claim_example.py", "exec"), namespace)
     return namespace["f"]
+
+
+def test_examples_leave_the_global_modes_as_they_found_them():
+    _run(OBLIVIOUS + "x = 1\n")
+    _function(OBLIVIOUS + "def f(x):\n    return x\n")
+    assert fx_config.backed_size_oblivious is False
 
 
 #: a message longer than this is in the old explanatory style, whose conditional asides ("turn
