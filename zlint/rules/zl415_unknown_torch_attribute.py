@@ -67,32 +67,52 @@ class UnknownTorchAttribute(TorchDataRule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._guards = 0
+        self._guards = 0  # enclosing try blocks that catch a missing attribute
+        #: enclosing conditions (an if/ternary test, the left side of `and`/`or`), scanned for a
+        #: version or hasattr guard only when a finding is about to be reported: almost no file
+        #: has one, and scanning every condition of every file cost more than the rule itself
+        self._conditions: list[tuple[str, cst.CSTNode]] = []
+        self._memo: dict[int, bool] = {}
         self._in_import = False
         self._stores: set[int] = set()
 
     # -- code that only runs when the attribute exists (or on another torch) --------------------
 
-    def _enter(self, guarded: bool) -> None:
-        self._guards += guarded
-
     def visit_If(self, node: cst.If) -> None:
-        self._enter(_mentions_guard(node.test))
+        self._conditions.append(("test", node.test))
 
     def leave_If(self, original_node: cst.If) -> None:
-        self._guards -= _mentions_guard(original_node.test)
+        self._conditions.pop()
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._enter(_mentions_guard(node.test))
+        self._conditions.append(("test", node.test))
 
     def leave_IfExp(self, original_node: cst.IfExp) -> None:
-        self._guards -= _mentions_guard(original_node.test)
+        self._conditions.pop()
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        self._enter(self._left_guards(node))
+        self._conditions.append(("left", node))
 
     def leave_BooleanOperation(self, original_node: cst.BooleanOperation) -> None:
-        self._guards -= self._left_guards(original_node)
+        self._conditions.pop()
+
+    def _guarded(self) -> bool:
+        """Whether an enclosing try or condition makes this code run only where it is safe."""
+        if self._guards:
+            return True
+        for kind, node in self._conditions:
+            found = self._memo.get(id(node))
+            if found is None:
+                found = self._memo[id(node)] = (
+                    _mentions_guard(node) if kind == "test" else self._left_guards(node)  # type: ignore[arg-type]
+                )
+            if found:
+                return True
+        return False
+
+    def report(self, node, message, fix=None, tier=None) -> None:  # type: ignore[override]
+        if not self._guarded():
+            super().report(node, message, fix=fix, tier=tier)
 
     def _left_guards(self, node: cst.BooleanOperation) -> bool:
         """Whether the left side of ``a and b and c`` mentions a guard, memoized along the
@@ -112,7 +132,7 @@ class UnknownTorchAttribute(TorchDataRule):
         return memo[key]
 
     def visit_Try(self, node: cst.Try) -> None:
-        self._enter(_try_catches_missing(node))
+        self._guards += _try_catches_missing(node)
 
     def leave_Try(self, original_node: cst.Try) -> None:
         self._guards -= _try_catches_missing(original_node)
@@ -131,7 +151,7 @@ class UnknownTorchAttribute(TorchDataRule):
     # -- the checks ------------------------------------------------------------------------------
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if self._guards or self._in_import:
+        if self._in_import:
             return
         qualified = self.context.imports.qualify(node)
         if qualified is None or not qualified.startswith("torch."):
@@ -179,7 +199,7 @@ class UnknownTorchAttribute(TorchDataRule):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self._in_import = True
-        if self._guards or node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return
         module = dotted_name(node.module)
         if module not in self.data.names:
@@ -190,8 +210,6 @@ class UnknownTorchAttribute(TorchDataRule):
 
     def visit_Import(self, node: cst.Import) -> None:
         self._in_import = True
-        if self._guards:
-            return
         for alias in node.names:
             full = dotted_name(alias.name) or ""
             parts = full.split(".")
