@@ -62,7 +62,7 @@ def check(
     ``lines`` (absolute file lines) narrows synthesized sweeps to the sizes those lines read.
     The report has ``graphs(mode)``, ``guards``, ``graph_breaks``, ``mismatches``, ``at(line)``.
     """
-    from zlint.verify import probe
+    import zlint.verify.probe as probe
     from zlint.verify.subjects import _make_from_plan
     from zlint.verify.synth import find_function, plan_inputs
 

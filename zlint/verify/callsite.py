@@ -24,8 +24,8 @@ from typing import Any
 
 import torch
 
-from zlint.verify import probe
-from zlint.verify import torch_hooks as hooks
+import zlint.verify.probe as probe
+import zlint.verify.torch_hooks as hooks
 from zlint.verify.evidence import (
     COMPILE_ERROR,
     MISMATCH,

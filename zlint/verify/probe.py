@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from zlint.verify import torch_hooks as hooks
+import zlint.verify.torch_hooks as hooks
 from zlint.verify.evidence import (
     COMPILE_ERROR,
     CONSTRAINT,

@@ -23,6 +23,6 @@ def zlint_check():
     from zlint.verify import check
 
     yield check
-    from zlint.verify import torch_hooks
+    import zlint.verify.torch_hooks as torch_hooks
 
     torch_hooks.reset()

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from zlint.verify import examples
+import zlint.verify.examples as examples
 from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs, rank_of_layer
 
 

@@ -100,7 +100,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def run_job(job: dict, probers: dict, loaded: set) -> dict:
-    from zlint.verify import subjects
+    import zlint.verify.subjects as subjects
     from zlint.verify.evidence import FunctionReport
     from zlint.verify.probe import Prober
 
@@ -129,7 +129,8 @@ def run_job(job: dict, probers: dict, loaded: set) -> dict:
 
 def run_caller_job(job: dict, loaded: set) -> dict:
     """A call-site job: run the caller with tracking torch.compile/torch.export."""
-    from zlint.verify import callsite, subjects
+    import zlint.verify.callsite as callsite
+    import zlint.verify.subjects as subjects
     from zlint.verify.evidence import FunctionReport
 
     started = time.perf_counter()
@@ -158,7 +159,8 @@ def run_caller_job(job: dict, loaded: set) -> dict:
 
 
 def _registered(files: list[str], loaded: set) -> list:
-    from zlint.verify import examples, subjects
+    import zlint.verify.examples as examples
+    import zlint.verify.subjects as subjects
 
     new = [f for f in files if f not in loaded]
     loaded.update(new)
@@ -178,7 +180,7 @@ def main() -> None:
     import torch  # the one expensive import, paid once per worker
     import torch._dynamo  # noqa: F401
 
-    from zlint.verify import probe
+    import zlint.verify.probe as probe
 
     try:  # the static rules' shipped per-version torch facts, checked against this live torch
         from zlint.torch_versions import cross_check
