@@ -16,13 +16,12 @@ such as ``x.max(dim=1)`` give Kind.TENSORS, whose elements are tensors), from a 
 
 from __future__ import annotations
 
-import enum
 from collections import ChainMap
-from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
+from zlint.facts.comparisons import ComparisonFacts
 from zlint.facts.evidence import (
     CHANNEL_OPS,
     DIM_KEYWORDS,
@@ -38,6 +37,19 @@ from zlint.facts.evidence import (
 )
 from zlint.facts.helpers import FunctionIndex, syntactic_size
 from zlint.facts.imports import ImportMap
+from zlint.facts.lattice import (  # re-exported: the rules read the lattice from here
+    CONTAINER,
+    MASK,
+    RANK,
+    REMAINDER,
+    SHAPE,
+    SIZE,
+    STATIC,
+    TENSOR,
+    TENSORS,
+    Fact,
+    Kind,
+)
 from zlint.facts.literals import number_literal
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
 from zlint.facts.values import (
@@ -52,50 +64,6 @@ from zlint.facts.values import (
     returns_tuple_by_flag,
 )
 
-
-class Kind(enum.Enum):
-    SIZE = "size"  # one symbolic size: x.size(0), n = x.shape[1], n * 2
-    SHAPE = "shape"  # a tuple of sizes: x.shape, x.size(), x.shape[:2]
-    RANK = "rank"  # static: x.dim(), x.ndim, len(x.shape)
-    TENSOR = "tensor"
-    TENSORS = "tensors"  # a tuple/list of tensors: x.split(...), x.max(dim=1), torch.unique(..., return_counts=True)
-    STATIC = "static"  # a size or shape that never varies: parameter dims, channels, feature dims
-    PREDICATE = "predicate"  # a bool computed by comparing sizes
-    CONTAINER = "container"  # a Python dict/list/set: indexing it with a size needs a concrete int
-
-
-class Versus(enum.Enum):
-    """What a size is compared with."""
-
-    ZERO_ONE = "0 or 1"
-    CONSTANT = "a constant"
-    SIZE = "another size"
-    DIVISIBILITY = "a divisor"  # n % k == 0
-
-
-@dataclass(frozen=True)
-class Fact:
-    kind: Kind
-    #: PREDICATE: the size comparisons the bool was computed from (a Comparison's own is itself)
-    sources: tuple[cst.Comparison, ...] = ()
-    #: PREDICATE on a Comparison node: what its sizes are compared with
-    versus: frozenset[Versus] = frozenset()
-    #: the literal constants a size is compared with (for messages)
-    constants: tuple[str, ...] = ()
-    #: TENSOR: known to hold bools (``x > 0``, ``m.bool()``): indexing with it is data-dependent
-    boolean: bool = False
-    #: TENSOR/SHAPE: dims fixed by what the code does with the tensor (1: channels into a conv,
-    #: -1: features into nn.Linear/LayerNorm)
-    static_dims: frozenset[int] = frozenset()
-    #: TENSOR: built with a size known up front (``torch.logspace(0, 1, 5)``): iterating it
-    #: unrolls a fixed number of steps
-    fixed: bool = False
-    #: SIZE: an upper clamp, ``min(n, 4)``: only values below it vary
-    bound: int | None = None
-    #: SIZE: a remainder (``n % k``, also through a name): compared with 0 it tests divisibility
-    remainder: bool = False
-
-
 #: Fast path (zlint/prepass.py): no expression is a SIZE or SHAPE (nor a size bool) unless one
 #: of these words occurs in its function or in the module-level code. Keep in step with the
 #: sources of sizes below (.size()/.shape/.numel()/.nelement()/len()/torch.numel).
@@ -108,28 +76,10 @@ TENSOR_WORDS = frozenset(
     | DIM_KEYWORDS
 )
 
-SIZE = Fact(Kind.SIZE)
-SHAPE = Fact(Kind.SHAPE)
-RANK = Fact(Kind.RANK)
-TENSOR = Fact(Kind.TENSOR)
-MASK = Fact(Kind.TENSOR, boolean=True)
-CONTAINER = Fact(Kind.CONTAINER)
-TENSORS = Fact(Kind.TENSORS)
-REMAINDER = Fact(Kind.SIZE, remainder=True)
-STATIC = Fact(Kind.STATIC)
 #: torch factories whose result size is given by their arguments
 FACTORIES = frozenset(
     {"arange", "linspace", "logspace", "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "eye", "as_tensor"}
 )
-#: Names of attributes and variables that hold a fixed width: a size compared with one is a dim
-#: the model fixes (channels, hidden size, heads), not one that varies.
-WIDTH_WORDS = frozenset(
-    {"channel", "channels", "chans", "hidden", "embed", "features", "head", "heads", "dim", "groups",
-     "classes", "vocab", "model", "planes"}
-)
-#: ... unless the name also says it is a limit: ``max_position_embeddings``, ``min_dim``
-LIMIT_WORDS = frozenset({"max", "min", "limit", "thresh", "threshold", "position", "positions", "len", "length", "seq"})
-
 TENSOR_TYPES = frozenset(
     {
         "torch.Tensor",
@@ -179,12 +129,9 @@ TENSOR_ONLY_METHODS = frozenset(
      "half", "double", "detach", "type_as", "new_zeros", "new_ones", "new_full", "new_empty", "expand_as",
      "view_as", "index_select", "gather", "sigmoid", "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max"}
 )
-COMPARISON_OPS = (
-    cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
-)
 
 
-class SizeFactsProvider(BatchableMetadataProvider[Fact]):
+class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
     """Sets a :class:`Fact` on every expression that is a size, shape, rank, tensor or size bool.
 
     Names are resolved in source order within a function: the most recent binding above a use
@@ -819,164 +766,7 @@ class SizeFactsProvider(BatchableMetadataProvider[Fact]):
         if sources:
             self._set(original_node, Fact(Kind.PREDICATE, sources=tuple(sources)))
 
-    def leave_Comparison(self, original_node: cst.Comparison) -> None:
-        versus: set[Versus] = set()
-        constants: list[str] = []
-        left = original_node.left
-        for target in original_node.comparisons:
-            right = target.comparator
-            found = self._compare(left, target.operator, right)
-            if found is not None:
-                versus.add(found[0])
-                if found[1] is not None:
-                    constants.append(found[1])
-            left = right
-        if versus:
-            self._set(
-                original_node,
-                Fact(
-                    Kind.PREDICATE,
-                    sources=(original_node,),
-                    versus=frozenset(versus),
-                    constants=tuple(constants),
-                ),
-            )
-        elif self._compares_tensor(original_node):
-            self._set(original_node, MASK)  # x > 0 on a tensor is an elementwise bool tensor
-
-    def _compares_tensor(self, node: cst.Comparison) -> bool:
-        operands = [node.left, *(t.comparator for t in node.comparisons)]
-        ops_ok = all(isinstance(t.operator, COMPARISON_OPS) for t in node.comparisons)
-        return ops_ok and any(self._kind(o) is Kind.TENSOR for o in operands)
-
-    def _compare(
-        self, left: cst.BaseExpression, op: cst.BaseCompOp, right: cst.BaseExpression
-    ) -> tuple[Versus, str | None] | None:
-        """What a size in ``left op right`` is compared with, or None when no size is involved."""
-        lk, rk = self._kind(left), self._kind(right)
-        if isinstance(op, (cst.In, cst.NotIn)):
-            if lk is Kind.SIZE and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
-                values = [number_literal(e.value) for e in right.elements]
-                if values and all(v is not None for v in values):
-                    text = ", ".join(str(v) for v in values)
-                    return (Versus.ZERO_ONE if {0, 1} & set(values) else Versus.CONSTANT), text
-            return None
-        if not isinstance(op, COMPARISON_OPS):
-            return None
-        sized = {Kind.SIZE, Kind.SHAPE}
-        if lk in sized and rk in sized:
-            return Versus.SIZE, None
-        for mine, own_node, other_node in ((lk, left, right), (rk, right, left)):
-            if mine is Kind.SIZE:
-                value = number_literal(other_node)
-                if value is not None:
-                    return self._versus_value(own_node, op if own_node is left else _flip(op), value)
-                if self._kind(other_node) is Kind.STATIC:
-                    # num_patches == num_positions (a parameter's dim): a constant the size meets
-                    return Versus.CONSTANT, _short(other_node)
-                if self._is_threshold(other_node):
-                    if names_width(other_node):
-                        return None  # x.shape[1] != self.in_channels: a dim the model fixes
-                    return Versus.CONSTANT, _short(other_node)
-            if mine is Kind.SHAPE and isinstance(other_node, (cst.Tuple, cst.List)):
-                return Versus.CONSTANT, None
-        return None
-
-    def _is_threshold(self, node: cst.BaseExpression) -> bool:
-        """A value a size can be compared with as a threshold: a config attribute, parameter,
-        module constant or other int (not a tensor, a static dim, a rank, None or a string)."""
-        if self._kind(node) is not None:
-            return False
-        if isinstance(node, cst.Name):
-            # `i == n - 1` in `for i, t in enumerate(...)`: the loop, not the comparison, costs
-            in_loop = bool(self._loop_targets) and node.value in self._loop_targets[-1]
-            return node.value not in {"None", "True", "False"} and not in_loop
-        if isinstance(node, cst.Attribute):
-            return True
-        if isinstance(node, cst.Subscript):  # config["max_len"], sizes[i]
-            return isinstance(node.value, (cst.Name, cst.Attribute))
-        if isinstance(node, cst.BinaryOperation):  # 2 * self.window
-            return all(number_literal(side) is not None or self._is_threshold(side) for side in (node.left, node.right))
-        return False
-
-    def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: float) -> tuple[Versus, str | None]:
-        """What ``own op value`` compares the underlying size with: ``n - 3 > 0`` is ``n > 3``,
-        ``n - c > 0`` is ``n > c``, ``n // 4 > 0`` is ``n >= 4``; ``n >= 2`` is ``n > 1``."""
-        fact = self.fact(own)
-        if value == 0 and fact is not None and fact.remainder:
-            return Versus.DIVISIBILITY, None
-        while isinstance(own, cst.BinaryOperation):
-            operator, left, right = own.operator, own.left, own.right
-            lk, rk = self._kind(left), self._kind(right)
-            if isinstance(operator, cst.Modulo):
-                return (Versus.DIVISIBILITY, None) if value == 0 else (Versus.CONSTANT, str(value))
-            if isinstance(operator, (cst.Add, cst.Subtract)):
-                if rk is Kind.SIZE and lk is not Kind.SIZE and isinstance(operator, cst.Add):
-                    left, right, lk, rk = right, left, rk, lk
-                if lk is not Kind.SIZE or rk is Kind.SIZE:
-                    break
-                shift = number_literal(right)
-                if shift is None:
-                    return Versus.CONSTANT, _short(right)  # x.shape[1] - c > 0: n > c
-                value = value - shift if isinstance(operator, cst.Add) else value + shift
-                own = left
-                continue
-            if isinstance(operator, (cst.FloorDivide, cst.Divide)) and lk is Kind.SIZE:
-                divisor = number_literal(right)
-                if isinstance(divisor, int) and divisor >= 2:
-                    value = value * divisor if value > 0 else divisor
-                    op = cst.GreaterThanEqual() if value == divisor else op
-                    own = left
-                    continue
-            break
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        zero_one = value in (0, 1) or (value == 2 and isinstance(op, (cst.GreaterThanEqual, cst.LessThan)))
-        return (Versus.ZERO_ONE if zero_one else Versus.CONSTANT), str(value)
-
-
 _UNSEEN = object()
-_FLIPPED = {
-    cst.LessThan: cst.GreaterThan, cst.GreaterThan: cst.LessThan,
-    cst.LessThanEqual: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.LessThanEqual,
-}
-
-
-def _flip(op: cst.BaseCompOp) -> cst.BaseCompOp:
-    """``a < b`` read from ``b``'s side: ``b > a``."""
-    flipped = _FLIPPED.get(type(op))
-    return flipped() if flipped is not None else op
-
-
-def _short(node: cst.BaseExpression) -> str:
-    text = " ".join(cst.Module([]).code_for_node(node).split())
-    return text if len(text) <= 30 else text[:27] + "..."
-
-
-def _identifier(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        key = node.slice[0].slice.value
-        if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
-            return key.evaluated_value
-    return None
-
-
-def names_width(node: cst.BaseExpression) -> bool:
-    """``self.in_channels``, ``config.hidden_size``, ``num_heads``, ``embed_dim``: a name for a
-    width the model fixes (not a limit such as ``max_position_embeddings``)."""
-    if isinstance(node, cst.BinaryOperation):  # self.num_heads * self.head_dim
-        return names_width(node.left) or names_width(node.right)
-    name = _identifier(node)
-    if not name:
-        return False
-    words = set(name.lower().split("_"))
-    return bool(words & WIDTH_WORDS) and not words & LIMIT_WORDS
-
-
 def _names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]

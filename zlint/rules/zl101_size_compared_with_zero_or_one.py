@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import SIZE_WORDS, Fact, Versus
+from zlint.facts.lattice import Versus
+from zlint.facts.size_facts import SIZE_WORDS, Fact
 from zlint.rules.branching import BranchRule, Where, comparisons_of
 from zlint.rules.calls import snippet
 

@@ -1,0 +1,186 @@
+"""What a size is compared with: 0 or 1, a threshold, another size, a divisor.
+
+The comparison half of the size facts, a mixin of :class:`~zlint.facts.size_facts.SizeFactsProvider`
+(which supplies ``fact``, ``_kind``, ``_set`` and the loop targets): ``n - c > 0`` is read as
+``n > c``, ``n // 4 > 0`` as ``n >= 4``, a remainder against 0 as a divisibility test, and a
+comparison with a name for a fixed width (channels, hidden size) as no size comparison at all.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from zlint.facts.lattice import MASK, Fact, Kind, Versus
+from zlint.facts.literals import number_literal
+
+#: Names of attributes and variables that hold a fixed width: a size compared with one is a dim
+#: the model fixes (channels, hidden size, heads), not one that varies.
+WIDTH_WORDS = frozenset(
+    {"channel", "channels", "chans", "hidden", "embed", "features", "head", "heads", "dim", "groups",
+     "classes", "vocab", "model", "planes"}
+)
+#: ... unless the name also says it is a limit: ``max_position_embeddings``, ``min_dim``
+LIMIT_WORDS = frozenset({"max", "min", "limit", "thresh", "threshold", "position", "positions", "len", "length", "seq"})
+COMPARISON_OPS = (
+    cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+)
+
+
+class ComparisonFacts:
+    """``leave_Comparison`` and the reading of each comparison (see the module docstring)."""
+
+    def leave_Comparison(self, original_node: cst.Comparison) -> None:
+        versus: set[Versus] = set()
+        constants: list[str] = []
+        left = original_node.left
+        for target in original_node.comparisons:
+            right = target.comparator
+            found = self._compare(left, target.operator, right)
+            if found is not None:
+                versus.add(found[0])
+                if found[1] is not None:
+                    constants.append(found[1])
+            left = right
+        if versus:
+            self._set(
+                original_node,
+                Fact(
+                    Kind.PREDICATE,
+                    sources=(original_node,),
+                    versus=frozenset(versus),
+                    constants=tuple(constants),
+                ),
+            )
+        elif self._compares_tensor(original_node):
+            self._set(original_node, MASK)  # x > 0 on a tensor is an elementwise bool tensor
+
+    def _compares_tensor(self, node: cst.Comparison) -> bool:
+        operands = [node.left, *(t.comparator for t in node.comparisons)]
+        ops_ok = all(isinstance(t.operator, COMPARISON_OPS) for t in node.comparisons)
+        return ops_ok and any(self._kind(o) is Kind.TENSOR for o in operands)
+
+    def _compare(
+        self, left: cst.BaseExpression, op: cst.BaseCompOp, right: cst.BaseExpression
+    ) -> tuple[Versus, str | None] | None:
+        """What a size in ``left op right`` is compared with, or None when no size is involved."""
+        lk, rk = self._kind(left), self._kind(right)
+        if isinstance(op, (cst.In, cst.NotIn)):
+            if lk is Kind.SIZE and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+                values = [number_literal(e.value) for e in right.elements]
+                if values and all(v is not None for v in values):
+                    text = ", ".join(str(v) for v in values)
+                    return (Versus.ZERO_ONE if {0, 1} & set(values) else Versus.CONSTANT), text
+            return None
+        if not isinstance(op, COMPARISON_OPS):
+            return None
+        sized = {Kind.SIZE, Kind.SHAPE}
+        if lk in sized and rk in sized:
+            return Versus.SIZE, None
+        for mine, own_node, other_node in ((lk, left, right), (rk, right, left)):
+            if mine is Kind.SIZE:
+                value = number_literal(other_node)
+                if value is not None:
+                    return self._versus_value(own_node, op if own_node is left else _flip(op), value)
+                if self._kind(other_node) is Kind.STATIC:
+                    # num_patches == num_positions (a parameter's dim): a constant the size meets
+                    return Versus.CONSTANT, _short(other_node)
+                if self._is_threshold(other_node):
+                    if names_width(other_node):
+                        return None  # x.shape[1] != self.in_channels: a dim the model fixes
+                    return Versus.CONSTANT, _short(other_node)
+            if mine is Kind.SHAPE and isinstance(other_node, (cst.Tuple, cst.List)):
+                return Versus.CONSTANT, None
+        return None
+
+    def _is_threshold(self, node: cst.BaseExpression) -> bool:
+        """A value a size can be compared with as a threshold: a config attribute, parameter,
+        module constant or other int (not a tensor, a static dim, a rank, None or a string)."""
+        if self._kind(node) is not None:
+            return False
+        if isinstance(node, cst.Name):
+            # `i == n - 1` in `for i, t in enumerate(...)`: the loop, not the comparison, costs
+            in_loop = bool(self._loop_targets) and node.value in self._loop_targets[-1]
+            return node.value not in {"None", "True", "False"} and not in_loop
+        if isinstance(node, cst.Attribute):
+            return True
+        if isinstance(node, cst.Subscript):  # config["max_len"], sizes[i]
+            return isinstance(node.value, (cst.Name, cst.Attribute))
+        if isinstance(node, cst.BinaryOperation):  # 2 * self.window
+            return all(number_literal(side) is not None or self._is_threshold(side) for side in (node.left, node.right))
+        return False
+
+    def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: float) -> tuple[Versus, str | None]:
+        """What ``own op value`` compares the underlying size with: ``n - 3 > 0`` is ``n > 3``,
+        ``n - c > 0`` is ``n > c``, ``n // 4 > 0`` is ``n >= 4``; ``n >= 2`` is ``n > 1``."""
+        fact = self.fact(own)
+        if value == 0 and fact is not None and fact.remainder:
+            return Versus.DIVISIBILITY, None
+        while isinstance(own, cst.BinaryOperation):
+            operator, left, right = own.operator, own.left, own.right
+            lk, rk = self._kind(left), self._kind(right)
+            if isinstance(operator, cst.Modulo):
+                return (Versus.DIVISIBILITY, None) if value == 0 else (Versus.CONSTANT, str(value))
+            if isinstance(operator, (cst.Add, cst.Subtract)):
+                if rk is Kind.SIZE and lk is not Kind.SIZE and isinstance(operator, cst.Add):
+                    left, right, lk, rk = right, left, rk, lk
+                if lk is not Kind.SIZE or rk is Kind.SIZE:
+                    break
+                shift = number_literal(right)
+                if shift is None:
+                    return Versus.CONSTANT, _short(right)  # x.shape[1] - c > 0: n > c
+                value = value - shift if isinstance(operator, cst.Add) else value + shift
+                own = left
+                continue
+            if isinstance(operator, (cst.FloorDivide, cst.Divide)) and lk is Kind.SIZE:
+                divisor = number_literal(right)
+                if isinstance(divisor, int) and divisor >= 2:
+                    value = value * divisor if value > 0 else divisor
+                    op = cst.GreaterThanEqual() if value == divisor else op
+                    own = left
+                    continue
+            break
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        zero_one = value in (0, 1) or (value == 2 and isinstance(op, (cst.GreaterThanEqual, cst.LessThan)))
+        return (Versus.ZERO_ONE if zero_one else Versus.CONSTANT), str(value)
+
+
+_FLIPPED = {
+    cst.LessThan: cst.GreaterThan, cst.GreaterThan: cst.LessThan,
+    cst.LessThanEqual: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.LessThanEqual,
+}
+
+
+def _flip(op: cst.BaseCompOp) -> cst.BaseCompOp:
+    """``a < b`` read from ``b``'s side: ``b > a``."""
+    flipped = _FLIPPED.get(type(op))
+    return flipped() if flipped is not None else op
+
+
+def _short(node: cst.BaseExpression) -> str:
+    text = " ".join(cst.Module([]).code_for_node(node).split())
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+def _identifier(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        key = node.slice[0].slice.value
+        if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+            return key.evaluated_value
+    return None
+
+
+def names_width(node: cst.BaseExpression) -> bool:
+    """``self.in_channels``, ``config.hidden_size``, ``num_heads``, ``embed_dim``: a name for a
+    width the model fixes (not a limit such as ``max_position_embeddings``)."""
+    if isinstance(node, cst.BinaryOperation):  # self.num_heads * self.head_dim
+        return names_width(node.left) or names_width(node.right)
+    name = _identifier(node)
+    if not name:
+        return False
+    words = set(name.lower().split("_"))
+    return bool(words & WIDTH_WORDS) and not words & LIMIT_WORDS

@@ -1,0 +1,67 @@
+"""The values the shared facts give expressions: what a name or expression holds.
+
+A small lattice read by every rule: a symbolic size, a shape, a rank, a tensor (a mask when it
+holds bools), a tuple of tensors, a static dim, a size bool (predicate) or a Python container;
+``None`` (no fact) is "unknown". :mod:`zlint.facts.size_facts` computes them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import libcst as cst
+
+
+class Kind(enum.Enum):
+    SIZE = "size"  # one symbolic size: x.size(0), n = x.shape[1], n * 2
+    SHAPE = "shape"  # a tuple of sizes: x.shape, x.size(), x.shape[:2]
+    RANK = "rank"  # static: x.dim(), x.ndim, len(x.shape)
+    TENSOR = "tensor"
+    TENSORS = "tensors"  # a tuple/list of tensors: x.split(...), x.max(dim=1), torch.unique(..., return_counts=True)
+    STATIC = "static"  # a size or shape that never varies: parameter dims, channels, feature dims
+    PREDICATE = "predicate"  # a bool computed by comparing sizes
+    CONTAINER = "container"  # a Python dict/list/set: indexing it with a size needs a concrete int
+
+
+class Versus(enum.Enum):
+    """What a size is compared with."""
+
+    ZERO_ONE = "0 or 1"
+    CONSTANT = "a constant"
+    SIZE = "another size"
+    DIVISIBILITY = "a divisor"  # n % k == 0
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: Kind
+    #: PREDICATE: the size comparisons the bool was computed from (a Comparison's own is itself)
+    sources: tuple[cst.Comparison, ...] = ()
+    #: PREDICATE on a Comparison node: what its sizes are compared with
+    versus: frozenset[Versus] = frozenset()
+    #: the literal constants a size is compared with (for messages)
+    constants: tuple[str, ...] = ()
+    #: TENSOR: known to hold bools (``x > 0``, ``m.bool()``): indexing with it is data-dependent
+    boolean: bool = False
+    #: TENSOR/SHAPE: dims fixed by what the code does with the tensor (1: channels into a conv,
+    #: -1: features into nn.Linear/LayerNorm)
+    static_dims: frozenset[int] = frozenset()
+    #: TENSOR: built with a size known up front (``torch.logspace(0, 1, 5)``): iterating it
+    #: unrolls a fixed number of steps
+    fixed: bool = False
+    #: SIZE: an upper clamp, ``min(n, 4)``: only values below it vary
+    bound: int | None = None
+    #: SIZE: a remainder (``n % k``, also through a name): compared with 0 it tests divisibility
+    remainder: bool = False
+
+
+SIZE = Fact(Kind.SIZE)
+SHAPE = Fact(Kind.SHAPE)
+RANK = Fact(Kind.RANK)
+TENSOR = Fact(Kind.TENSOR)
+MASK = Fact(Kind.TENSOR, boolean=True)
+CONTAINER = Fact(Kind.CONTAINER)
+TENSORS = Fact(Kind.TENSORS)
+REMAINDER = Fact(Kind.SIZE, remainder=True)
+STATIC = Fact(Kind.STATIC)
