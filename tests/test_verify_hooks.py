@@ -125,6 +125,10 @@ def test_not_observed_only_when_the_line_ran_compiled_everywhere():
     assert status_for(_report([Evidence(GRAPH_BREAK, "default", 6, [2], "x")]), [4])["status"] == NOT_OBSERVED
     partial = _report(runs=[ModeRun("default", graphs=1, baseline=1, sizes_run=[2])])
     assert status_for(partial, [4])["reason"] == "compiling failed in default mode at sizes 3"
+    # a helper's line verified through its caller (lines 1-9): its guards show at the call
+    helper = status_for(_report(), [14])
+    assert helper["status"] == UNVERIFIABLE
+    assert helper["reason"] == "outside the verified function (lines 1-9): what this line costs shows at its call there"
 
 
 def test_extra_graphs_over_a_baseline_that_failed_are_no_cost():

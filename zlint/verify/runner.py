@@ -172,6 +172,12 @@ def cost_of(found: list[Evidence], report: FunctionReport) -> str:
 def not_compiled_everywhere(report: FunctionReport, lines: list[int]) -> str:
     """Why silence at ``lines`` proves nothing (empty: the lines ran compiled at every swept size
     in every mode): eager failures, sizes that did not compile, an earlier graph break."""
+    span = (report.first_line, report.last_line)
+    if span[0] and not any(span[0] <= line <= span[1] for line in lines):
+        # effects are placed on frames of the verified function: a helper's guard shows at the
+        # call inside it, so silence at the helper's own line proves nothing
+        return (f"outside the verified function (lines {span[0]}-{span[1]}): what this line costs "
+                "shows at its call there")
     if report.eager_errors:
         sizes = ",".join(map(str, sorted(report.eager_errors)))
         return f"eager failed at sizes {sizes} ({next(iter(report.eager_errors.values()))}): not compiled there"
