@@ -164,6 +164,11 @@ class Rule(cst.BatchableCSTVisitor):
     def fact(self, node: cst.CSTNode) -> Fact | None:
         return self.get_metadata(SizeFactsProvider, node, None)
 
+    def is_kind(self, node: cst.BaseExpression | None, kind: Kind) -> bool:
+        """Whether the shared facts give ``node`` (None: no expression) the value ``kind``."""
+        fact = self.fact(node) if node is not None else None
+        return fact is not None and fact.kind is kind
+
     def holds_size(self, node: cst.BaseExpression) -> bool:
         """A size or shape, or a tuple with one in it (``(h, w)`` as a key or format argument)."""
         fact = self.fact(node)

@@ -26,10 +26,6 @@ class OutputCountDependsOnSize(Rule):
         if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
             self._unpacked.add(id(node.value))
 
-    def _is_size(self, node: cst.BaseExpression | None) -> bool:
-        fact = self.fact(node) if node is not None else None
-        return fact is not None and fact.kind is Kind.SIZE
-
     def visit_Call(self, node: cst.Call) -> None:
         if id(node) in self._unpacked:
             return
@@ -66,9 +62,9 @@ class OutputCountDependsOnSize(Rule):
             count = int_value(pieces)
             if op == "chunk":
                 # chunk(2) gives 2 pieces for every size >= 2 (measured: no extra graph)
-                if not (self._is_size(pieces) or (count is not None and count >= 3)):
+                if not (self.is_kind(pieces, Kind.SIZE) or (count is not None and count >= 3)):
                     return
-            elif not (self._is_size(pieces) or count is not None):
+            elif not (self.is_kind(pieces, Kind.SIZE) or count is not None):
                 return  # a list of sizes fixes the count; an unknown value may be a list
         self.report(
             node,

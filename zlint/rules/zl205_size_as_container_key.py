@@ -17,10 +17,6 @@ class SizeAsContainerKey(Rule):
     name = "size-as-container-key"
     summary = "A tensor size used as a key or index of a Python dict or list"
 
-    def _is_container(self, node: cst.BaseExpression) -> bool:
-        fact = self.fact(node)
-        return fact is not None and fact.kind is Kind.CONTAINER
-
     def _report(self, node: cst.CSTNode, key: cst.BaseExpression) -> None:
         self.report(
             node,
@@ -32,7 +28,7 @@ class SizeAsContainerKey(Rule):
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return
         key = node.slice[0].slice.value
-        if self._is_container(node.value) and self.holds_size(key):
+        if self.is_kind(node.value, Kind.CONTAINER) and self.holds_size(key):
             self._report(node, key)
 
     def visit_Dict(self, node: cst.Dict) -> None:
@@ -45,7 +41,7 @@ class SizeAsContainerKey(Rule):
             return
         assert isinstance(node.func, cst.Attribute)
         args = positional(node)
-        if args and self._is_container(node.func.value) and self.holds_size(args[0]):
+        if args and self.is_kind(node.func.value, Kind.CONTAINER) and self.holds_size(args[0]):
             self._report(node, args[0])
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -54,7 +50,7 @@ class SizeAsContainerKey(Rule):
             # `n in (1, 3)` on a literal is a comparison with constants: ZL1xx's finding
             literal = isinstance(target.comparator, (cst.List, cst.Set, cst.Tuple))
             membership = isinstance(target.operator, (cst.In, cst.NotIn))
-            if membership and self._is_container(target.comparator) and not literal:
+            if membership and self.is_kind(target.comparator, Kind.CONTAINER) and not literal:
                 if self.holds_size(left):
                     self._report(node, left)
                     return

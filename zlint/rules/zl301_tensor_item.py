@@ -21,10 +21,6 @@ class TensorItem(CallRule):
 
     METHODS = frozenset({"item"})
 
-    def _is_tensor(self, node: cst.BaseExpression | None) -> bool:
-        fact = self.fact(node) if node is not None else None
-        return fact is not None and fact.kind is Kind.TENSOR
-
     def _as_size(self, node: cst.CSTNode, value: cst.BaseExpression) -> None:
         # range(counts.max()), torch.zeros(n_max), x[:t.max()]: the tensor is read as an int
         # (measured on 2.13: a graph break at each)
@@ -38,7 +34,7 @@ class TensorItem(CallRule):
         for element in node.slice:
             if isinstance(element.slice, cst.Slice):
                 for bound in (element.slice.lower, element.slice.upper):
-                    if self._is_tensor(bound):
+                    if self.is_kind(bound, Kind.TENSOR):
                         self._as_size(bound, bound)
                         return
 
@@ -46,14 +42,14 @@ class TensorItem(CallRule):
         func = node.func
         args = positional(node)
         if isinstance(func, cst.Name) and func.value == "range":
-            found = next((a for a in args if self._is_tensor(a)), None)
+            found = next((a for a in args if self.is_kind(a, Kind.TENSOR)), None)
             if found is not None:
                 self._as_size(node, found)
             return
         qual = self.context.imports.qualify(func) or ""
         if qual.startswith("torch.") and qual[len("torch."):] in SIZED_FACTORIES:
             sizes = args[:1] if qual.endswith((".full", ".randint")) else args
-            found = next((a for a in sizes if self._is_tensor(a)), None)
+            found = next((a for a in sizes if self.is_kind(a, Kind.TENSOR)), None)
             if found is not None:
                 self._as_size(node, found)
             return
