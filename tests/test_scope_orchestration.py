@@ -249,7 +249,7 @@ def test_tracing_only_branches_and_what_only_they_call():
         """
         import torch
         from torch import nn
-        from torchvision.utils import _is_tracing
+        from torchvision import _is_tracing
 
         def fake_cast(x):
             return x  # <-
@@ -304,4 +304,149 @@ def test_checkpoint_parameters_mean_conversion_unless_forward_calls():
         ("never", "checkpoint conversion/loading (takes original_state_dict)"),
         ("compiled", "called from Net.forward"),
         ("unknown", "no compiled caller found"),
+    ]
+
+
+def test_a_predicate_of_the_run_is_read_from_its_definition():
+    # transformers' is_tracing() is True under dynamo (it ORs is_torchdynamo_compiling), the
+    # opposite of torch.jit.is_tracing(): the branch it guards is read from what it returns
+    found = scopes(
+        {
+            "lib/import_utils.py": """
+                import torch
+
+                def is_torchdynamo_compiling():
+                    return torch.compiler.is_compiling()
+
+                def is_tracing(tensor=None):
+                    _is_tracing = is_torchdynamo_compiling() or is_jit_tracing()
+                    if tensor is not None:
+                        _is_tracing |= is_fake_tensor(tensor)
+                    return _is_tracing
+
+                def is_tracing_unknown(tensor=None):
+                    return some_flag()
+                """,
+            "lib/masks.py": """
+                from torch import nn
+                from .import_utils import is_tracing, is_tracing_unknown
+
+                def eager_only_helper(x):
+                    return x  # <-
+
+                class Net(nn.Module):
+                    def forward(self, x, mask):
+                        if is_tracing(x):
+                            x = x + 1  # <-
+                        else:
+                            x = eager_only_helper(x)  # <-
+                        if not is_tracing_unknown(x):
+                            x = x - 1  # <-
+                        if (
+                            not (mask is None or is_tracing(mask))
+                            and mask.all()  # <-
+                        ):
+                            x = x * 2  # <-
+                        if mask.any() or is_tracing(mask):  # <-
+                            x = x * 3  # <-
+                        return x
+                """,
+        }
+    )
+    branch = ("never", "branch not taken under torch.compile")
+    assert found["lib/masks.py"] == [
+        ("never", "called only in a tracing/scripting branch of Net.forward"),
+        ("compiled", "forward of Net"),
+        branch,
+        ("compiled", "forward of Net"),  # a predicate whose value is not known decides nothing
+        ("never", "not evaluated under torch.compile"),
+        branch,
+        ("compiled", "forward of Net"),  # the deciding operand comes last: all of it runs
+        ("compiled", "forward of Net"),
+    ]
+
+
+def test_private_is_compiling_wrapper_and_torch_predicates():
+    assert one(
+        """
+        import torch
+
+        def _is_compiling():
+            if hasattr(torch, "compiler"):
+                return torch.compiler.is_compiling()
+            return False
+
+        def _get_value(x):
+            if not torch.jit.is_scripting() and _is_compiling():
+                return x  # <-
+            else:
+                return x.item()  # <-
+        """
+    ) == [("unknown", "no compiled caller found"), ("never", "branch not taken under torch.compile")]
+
+
+def test_setup_code_that_changes_the_model_is_never_compiled_unless_forward_calls_it():
+    assert one(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def _resize_final_logits_bias(self, n):
+                return n  # <-
+
+            def grow(self, n):
+                self.register_buffer("bias", torch.zeros(n))  # <-
+
+            def swap(self, n):
+                self.weight = nn.Parameter(torch.zeros(n))  # <-
+
+            def _set_cache(self, n):
+                self.register_buffer("cache", torch.zeros(n), persistent=False)  # <-
+
+            def generate_speech(self, x):
+                return x  # <-
+
+            def generated_tokens(self, x):
+                return x  # <-
+
+            def forward(self, x):
+                self._set_cache(x.shape[0])
+                return x
+        """
+    ) == [
+        ("never", "model surgery at setup"),
+        ("never", "changes the model's parameters or buffers (setup)"),
+        ("never", "changes the model's parameters or buffers (setup)"),
+        ("compiled", "called from Net.forward"),  # a lazily grown cache: forward calls it
+        ("never", "generation driver (runs eagerly around the compiled forward)"),
+        ("unknown", "no compiled caller found"),
+    ]
+
+
+def test_data_pipeline_packages_are_host_side_only_when_they_are_packages(tmp_path):
+    source = """
+        from torch import nn
+
+        class RandomCrop(nn.Module):
+            def forward(self, x):
+                return x  # <-
+        """
+    for package in ("transforms", "data", "loaders", "generation"):
+        (tmp_path / "pkg" / package).mkdir(parents=True)
+        (tmp_path / "pkg" / package / "__init__.py").write_text("")
+    (tmp_path / "data" / "models").mkdir(parents=True)  # a checkout under ~/data: not a package
+    found = scopes(
+        {
+            str(tmp_path / "pkg" / "transforms" / "v2.py"): source,
+            str(tmp_path / "pkg" / "loaders" / "lora.py"): source,
+            str(tmp_path / "pkg" / "generation" / "utils.py"): source,
+            str(tmp_path / "data" / "models" / "net.py"): source,
+        }
+    )
+    assert list(found.values()) == [
+        [("never", "data transform (runs in the data loader): transforms/ package")],
+        [("never", "weight loading (runs once, eagerly): loaders/ package")],
+        [("never", "generation loop (runs eagerly around the compiled forward): generation/ package")],
+        [("compiled", "forward of RandomCrop")],
     ]

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from zlint.atomic import atomic_write
-from zlint.facts.project_scope import FileScope, FileSummary, _Class, _Function, classify, summarize
+from zlint.facts.project_scope import FileScope, FileSummary, _Class, _Function, _Guard, classify, summarize
 from zlint.source import MAX_FILE_BYTES, SourceError, decode_source, read_source
 
 
@@ -110,8 +110,15 @@ def _function(f: dict) -> _Function:
             "branch_calls": set(f["branch_calls"]),
             "refs": set(f["refs"]),
             "params": tuple(f["params"]),
-            "regions": [tuple(r) for r in f["regions"]],
         }
+    )
+
+
+def _guard(g: dict) -> _Guard:
+    orelse, parent = g["orelse"], g["parent"]
+    return _Guard(
+        g["function"], g["test"], tuple(g["body"]), tuple(orelse) if orelse else None,
+        (list(g["calls"][0]), list(g["calls"][1])), tuple(parent) if parent else None,
     )
 
 
@@ -132,6 +139,7 @@ def _decode(data: object) -> FileSummary | None:
                 "classes": classes,
                 "shadowed": shadowed,
                 "compiled_names": [tuple(pair) for pair in data["compiled_names"]],
+                "guards": [_guard(g) for g in data["guards"]],
             }
         )
     except (AssertionError, KeyError, TypeError, AttributeError):

@@ -21,6 +21,8 @@ The answer for one file is a :class:`FileScope`: small, picklable, hashable into
 from __future__ import annotations
 
 import ast
+import functools
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -35,11 +37,21 @@ _COMPILE = frozenset({"torch.compile"})
 _PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Protocol", "typing.Protocol", "NamedTuple", "Enum"})
 # dynamo runs what these decorate eagerly (TorchScript's jit.ignore/unused say nothing to dynamo)
 _DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo"})
-# Predicates whose value under dynamo is known: is_compiling() is True while tracing; TorchScript
-# scripting and jit tracing are not active under dynamo.
+# Predicates whose value under dynamo is known: is_compiling() is True while tracing (also through
+# a private wrapper of the same name, `_is_compiling()`); torch's TorchScript, jit-tracing and ONNX
+# states are off under dynamo. Any other predicate (transformers' `is_tracing()` is True under
+# dynamo, torchvision's `_is_tracing()` is False) is read from its definition when the run holds it.
 _TRUE_WHEN_COMPILING = ("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling")
-# Any helper ending in these names (torchvision's `_is_tracing()`) wraps TorchScript/jit/ONNX state.
-_FALSE_WHEN_COMPILING = ("is_scripting", "is_tracing", "is_in_onnx_export")
+_FALSE_WHEN_COMPILING = ("is_scripting", "is_tracing", "is_in_onnx_export", "_get_tracing_state")
+# Libraries' own predicates, for runs that do not hold their definitions (by qualified name).
+_LIBRARY_PREDICATES = {
+    "transformers.utils.is_tracing": True,  # dynamo, jit, fx or stream capture
+    "transformers.utils.import_utils.is_tracing": True,
+    "torchvision.utils._is_tracing": False,  # TorchScript/jit tracing state only
+    "torchvision._is_tracing": False,
+}
+# names that may be such a predicate: a test calling one is kept for the project-wide reading
+_PREDICATE = re.compile(r"^_*(is|get)_\w*(compil|trac|script|onnx|export|dynamo)")
 
 # Functions that run once at construction or load time, eagerly, never inside a compiled forward.
 _NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -49,6 +61,7 @@ _NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"state_dict|^_*load_(pretrained|checkpoint|weights)|^_*from_pretrained$|^_*save_pretrained$"),
      "state-dict load/save"),
     (re.compile(r"filter_fn$|^_*convert_|^_*remap_"), "checkpoint conversion"),
+    (re.compile(r"^_*resize_|^_*tie_weights$|^_*prune_heads$"), "model surgery at setup"),
 )
 # Classes whose methods prepare inputs or describe configuration: they run before the model.
 _NEVER_CLASS = re.compile(r"Processor|Processing|Tokenizer|FeatureExtractor|FeatureExtraction")
@@ -66,7 +79,17 @@ _HOST_CLASS: tuple[tuple[re.Pattern[str], str], ...] = (
 # Attention processors are the compute of `Attention.forward` (`self.processor(...)`), not input
 # processing, even though their names end in Processor.
 _ATTENTION_PROCESSOR = re.compile(r"Att(n|ention)\w*Processor")
-_GENERATE = re.compile(r"^_*generate$|_for_generat(e|ion)$")
+_GENERATE = re.compile(r"^_*generate(_|$)|_for_generat(e|ion)$")
+# Packages whose code runs outside the model by their role: the data pipeline (datasets,
+# transforms and loaders run in data-loader workers, on samples), weight loading (diffusers'
+# `loaders/`: LoRA, adapters, single files) and the generation loop around the compiled forward.
+_HOST_PACKAGES = {
+    "data": "data pipeline (runs in the data loader)",
+    "datasets": "data pipeline (runs in the data loader)",
+    "transforms": "data transform (runs in the data loader)",
+    "loaders": "weight loading (runs once, eagerly)",
+    "generation": "generation loop (runs eagerly around the compiled forward)",
+}
 _CHECKPOINT_PARAMS = frozenset({"checkpoint", "state_dict", "original_state_dict", "ckpt", "model_state"})
 
 
@@ -79,12 +102,28 @@ class _Function:
     cls: str | None  # qualified name of the class whose method this is
     calls: set[str] = field(default_factory=set)  # dotted callee names as written
     decorators: list[str] = field(default_factory=list)
-    regions: list[tuple[int, int, str]] = field(default_factory=list)  # never-run branches
     params: tuple[str, ...] = ()
     #: methods referenced without a call (`fn = self.compute_rope`): called later by this code
     refs: set[str] = field(default_factory=set)
     #: callees called only inside branches dynamo never takes (tracing/scripting/not compiling)
     branch_calls: set[str] = field(default_factory=set)
+    #: registers a buffer or parameter on the module, or assigns one: it changes the model (setup)
+    mutates_module: bool = False
+
+
+@dataclass
+class _Guard:
+    """An ``if`` in a function whose test calls a compile-state predicate; read in :func:`classify`,
+    once every predicate of the run is known."""
+
+    function: str  # qualname of the function holding it
+    test: list  # the test as a small JSON-able tree (see _test_tree)
+    body: tuple[int, int]
+    orelse: tuple[int, int] | None
+    #: callees called in the body / in the else branch (kept out of the function's own calls)
+    calls: tuple[list[str], list[str]] = ([], [])
+    #: the guard and branch (0 body, 1 else) this one is nested in, if any
+    parent: tuple[int, int] | None = None
 
 
 @dataclass
@@ -111,6 +150,10 @@ class FileSummary:
     #: earlier definitions of a name defined again (`if cond: def f` / `else: def f`): they run
     #: where the later one with the same qualified name runs
     shadowed: list[_Function] = field(default_factory=list)
+    #: tests calling a compile-state predicate, in source order
+    guards: list[_Guard] = field(default_factory=list)
+    #: predicate functions defined here (`def is_tracing(...)`): qualname -> tree of what they return
+    predicates: dict[str, list] = field(default_factory=dict)
     size_oblivious: bool = False  # enables backed_size_oblivious
     single_graph: bool = False  # enables any single-graph mode (also mark_unbacked, Dim.DYNAMIC)
 
@@ -166,24 +209,46 @@ def _qualify(summary: FileSummary, name: str | None) -> str | None:
     return f"{target}.{rest}" if rest else target
 
 
-def _compiling_value(test: ast.expr, summary: FileSummary) -> bool | None:
-    """The value of ``test`` while dynamo traces, when the test says (None: not known)."""
+def _test_tree(test: ast.expr, local: dict[str, ast.expr] | None = None) -> list:
+    """A test as a small JSON-able tree that :func:`_tree_value` can read once the predicates of the
+    run are known: ``["not", t]``, ``["and"|"or", [[t, first line, last line], ...]]``, ``["call",
+    dotted callee]``, ``["?"]``. ``local``: a function's own single assignments (``flag = a or b``)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _compiling_value(test.operand, summary)
-        return None if inner is None else not inner
+        return ["not", _test_tree(test.operand, local)]
     if isinstance(test, ast.BoolOp):
-        values = [_compiling_value(v, summary) for v in test.values]
-        if isinstance(test.op, ast.And):
-            return False if False in values else (True if all(v is True for v in values) else None)
-        return True if True in values else (False if all(v is False for v in values) else None)
-    if isinstance(test, ast.Call) and not test.args:
-        name = _qualify(summary, _dotted(test.func)) or ""
-        last = name.rsplit(".", 1)[-1]
-        if last in _TRUE_WHEN_COMPILING:
-            return True
-        if last.endswith(_FALSE_WHEN_COMPILING):
-            return False
-    return None
+        kind = "and" if isinstance(test.op, ast.And) else "or"
+        return [kind, [[_test_tree(v, local), v.lineno, v.end_lineno or v.lineno] for v in test.values]]
+    if isinstance(test, ast.Call):
+        name = _dotted(test.func)
+        return ["call", name] if name else ["?"]
+    if isinstance(test, ast.Name) and local and test.id in local:
+        return _test_tree(local.pop(test.id), local)  # popped: a self-referencing name ends here
+    return ["?"]
+
+
+def _calls_predicate(tree: list) -> bool:
+    if tree[0] == "call":
+        return bool(_PREDICATE.match(tree[1].rsplit(".", 1)[-1]))
+    if tree[0] == "not":
+        return _calls_predicate(tree[1])
+    if tree[0] in ("and", "or"):
+        return any(_calls_predicate(t) for t, _, _ in tree[1])
+    return False
+
+
+def _predicate_returns(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list | None:
+    """What a predicate function returns, as a test tree (``["same", [tree, ...]]``): its value is
+    known when every return agrees."""
+    local: dict[str, ast.expr] = {}
+    returns: list[ast.expr] = []
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            local.setdefault(stmt.targets[0].id, stmt.value)
+        elif isinstance(stmt, ast.Return) and stmt.value is not None:
+            returns.append(stmt.value)
+    if not returns:
+        return None
+    return ["same", [_test_tree(r, dict(local)) for r in returns]]
 
 
 class _Summarizer:
@@ -195,7 +260,7 @@ class _Summarizer:
         self.scope: list[str] = []
         self.classes: list[_Class] = []
         self.functions: list[_Function] = []
-        self.in_dead_branch = 0  # depth of branches dynamo never takes, in the current function
+        self.guard_at: tuple[int, int] | None = None  # (guard, branch) holding the current code
 
     def body(self, statements: list[ast.stmt]) -> None:
         for stmt in statements:
@@ -268,28 +333,37 @@ class _Summarizer:
             self.classes[-1].methods[node.name] = qual
         for decorator in node.decorator_list:  # torch.compile(...) in a decorator is a site
             self.expressions(decorator)
+        if _PREDICATE.match(node.name):
+            returns = _predicate_returns(node)
+            if returns is not None:
+                self.summary.predicates[qual] = returns
         self.scope.append(node.name)
         self.functions.append(info)
-        outer, self.in_dead_branch = self.in_dead_branch, 0
+        outer, self.guard_at = self.guard_at, None
         self.body(node.body)
-        self.in_dead_branch = outer
+        self.guard_at = outer
         self.functions.pop()
         self.scope.pop()
 
     def guarded(self, node: ast.If) -> bool:
-        """Walk an ``if`` whose test dynamo decides; False when the test says nothing."""
-        value = _compiling_value(node.test, self.summary)
-        if value is None or not self.functions:
+        """Keep an ``if`` whose test calls a compile-state predicate for :func:`classify`, with
+        the calls of each branch apart; False when the test calls none."""
+        if not self.functions:
             return False
-        dead = node.body if value is False else node.orelse
-        if dead:
-            start, end = dead[0].lineno, max((s.end_lineno or s.lineno) for s in dead)
-            self.functions[-1].regions.append((start, end, "branch not taken under torch.compile"))
+        test = _test_tree(node.test)
+        if not _calls_predicate(test):
+            return False
+        body = (node.body[0].lineno, max((s.end_lineno or s.lineno) for s in node.body))
+        orelse = (node.orelse[0].lineno, max((s.end_lineno or s.lineno) for s in node.orelse)) if node.orelse else None
+        guard = _Guard(self.functions[-1].qualname, test, body, orelse, ([], []), self.guard_at)
+        index = len(self.summary.guards)
+        self.summary.guards.append(guard)
         self.expressions(node.test)
-        for branch in (node.body, node.orelse):
-            self.in_dead_branch += branch is dead
-            self.body(branch)
-            self.in_dead_branch -= branch is dead
+        outer = self.guard_at
+        for branch, statements in enumerate((node.body, node.orelse)):
+            self.guard_at = (index, branch)
+            self.body(statements)
+        self.guard_at = outer
         return True
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
@@ -299,6 +373,9 @@ class _Summarizer:
         if not isinstance(value, ast.Call):
             return
         callee = _dotted(value.func)
+        if self.functions and (callee or "").endswith("Parameter"):
+            if any((_dotted(t) or "").startswith("self.") for t in targets):
+                self.functions[-1].mutates_module = True
         if not callee or not callee.rsplit(".", 1)[-1][:1].isupper():
             return
         for target in targets:
@@ -325,12 +402,15 @@ class _Summarizer:
         callee = _dotted(node.func)
         if callee is None:
             return
+        last = callee.rsplit(".", 1)[-1]
         if self.functions:
-            if self.in_dead_branch:
-                self.functions[-1].branch_calls.add(callee)
+            if self.guard_at is not None:
+                guard, branch = self.guard_at
+                self.summary.guards[guard].calls[branch].append(callee)
             else:
                 self.functions[-1].calls.add(callee)
-        last = callee.rsplit(".", 1)[-1]
+            if last in ("register_buffer", "register_parameter") and callee.startswith("self."):
+                self.functions[-1].mutates_module = True
         if last == "mark_unbacked":
             self.summary.single_graph = True
         if any(k.arg == "backed_size_oblivious" and _is_true(k.value) for k in node.keywords):
@@ -557,6 +637,22 @@ def _join_relative(pieces: list[str]) -> str:
     return pieces[0] + ("." + ".".join(pieces[1:]) if len(pieces) > 1 else "")
 
 
+def _host_package(path: str) -> str | None:
+    """The role of the package holding ``path`` when it runs outside the model (see _HOST_PACKAGES).
+    Only a Python package (a directory with ``__init__.py``) counts: a checkout under ``~/data/``
+    says nothing about its code."""
+    parent = PurePath(path).parent
+    for directory in (parent, *parent.parents):
+        if directory.name in _HOST_PACKAGES and _is_package(str(directory)):
+            return f"{_HOST_PACKAGES[directory.name]}: {directory.name}/ package"
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_package(directory: str) -> bool:
+    return os.path.isfile(os.path.join(directory, "__init__.py"))
+
+
 def _marked_never(function: _Function) -> str | None:
     """An explicit marker that dynamo skips ``function``: it wins over reachability."""
     for decorator in function.decorators:
@@ -585,6 +681,8 @@ def _never_reason(project: _Project, path: str, function: _Function) -> str | No
             return reason.format(name=function.name)
     if _GENERATE.search(function.name):
         return "generation driver (runs eagerly around the compiled forward)"
+    if function.mutates_module:
+        return "changes the model's parameters or buffers (setup)"
     if function.cls is not None and not project.is_module_class(path, function.cls):
         short = function.cls.rsplit(".", 1)[-1]
         names = _class_names(project, path, function.cls)
@@ -616,6 +714,10 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
         if PurePath(key[0]).name.startswith("convert_"):
             verdict[key] = (NEVER, "conversion script")
             continue
+        package = _host_package(key[0])
+        if package is not None:
+            verdict[key] = (NEVER, package)
+            continue
         reason = _marked_never(function)
         if reason is not None:
             verdict[key] = (NEVER, reason)
@@ -643,6 +745,7 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
                     verdict[key] = (COMPILED, "passed to torch.compile")
                     work.append(key)
 
+    dead_code = {path: _read_guards(project, path) for path in project.files}
     callers: dict[_Key, set[_Key]] = {}
     branch_callers: dict[_Key, _Key] = {}  # called from a branch dynamo never takes
     for key, function in functions.items():
@@ -690,9 +793,89 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
             if scope is None:
                 scope, reason = _inherited(regions, function) or (UNKNOWN, "no compiled caller found")
             regions.append((function.start, function.end, scope, reason))
-            regions.extend((s, e, NEVER, why) for s, e, why in function.regions)
+        regions.extend((s, e, NEVER, why) for s, e, why in dead_code[path])
         regions.sort(key=lambda r: (r[0], -r[1]))
         out[path] = FileScope(tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single)
+    return out
+
+
+def _read_guards(project: _Project, path: str) -> list[tuple[int, int, str]]:
+    """Decide the file's compile-state tests now that every predicate of the run is known: the
+    calls of a branch dynamo takes join the function's calls, those of a branch it never takes
+    become ``branch_calls``. Returns the line spans dynamo never runs."""
+    summary = project.files[path]
+    dead: dict[tuple[int, int], bool] = {}
+    spans: list[tuple[int, int, str]] = []
+    for index, guard in enumerate(summary.guards):
+        function = summary.functions.get(guard.function)
+        value = _tree_value(guard.test, path, project)
+        inside_dead = guard.parent is not None and dead[guard.parent]
+        for branch, span in enumerate((guard.body, guard.orelse)):
+            never = inside_dead or (value is not None and value is (branch == 1))
+            dead[(index, branch)] = never
+            if function is not None:
+                (function.branch_calls if never else function.calls).update(guard.calls[branch])
+            if never and span is not None and not inside_dead:
+                spans.append((*span, "branch not taken under torch.compile"))
+        if not inside_dead:
+            skipped = _skipped_operands(guard.test, path, project)
+            spans.extend((s, e, "not evaluated under torch.compile") for s, e in skipped)
+    return spans
+
+
+def _tree_value(tree: list, path: str, project: _Project, seen: frozenset = frozenset()) -> bool | None:
+    """The value of a test tree while dynamo traces (None: not known)."""
+    kind = tree[0]
+    if kind == "not":
+        inner = _tree_value(tree[1], path, project, seen)
+        return None if inner is None else not inner
+    if kind in ("and", "or", "same"):
+        values = [_tree_value(t[0] if kind != "same" else t, path, project, seen) for t in tree[1]]
+        if kind == "same":
+            return values[0] if values and all(v is values[0] for v in values) else None
+        if kind == "and":
+            return False if False in values else (True if all(v is True for v in values) else None)
+        return True if True in values else (False if all(v is False for v in values) else None)
+    if kind == "call":
+        return _predicate_value(tree[1], path, project, seen)
+    return None
+
+
+def _predicate_value(name: str, path: str, project: _Project, seen: frozenset) -> bool | None:
+    """What calling ``name`` returns under dynamo: torch's own predicates are known; a predicate
+    defined in the run is read from what it returns."""
+    qualified = _qualify(project.files[path], name) or name
+    last = qualified.rsplit(".", 1)[-1]
+    if last.lstrip("_") in _TRUE_WHEN_COMPILING:
+        return True
+    if qualified.startswith("torch.") and last.endswith(_FALSE_WHEN_COMPILING):
+        return False
+    if qualified in _LIBRARY_PREDICATES:
+        return _LIBRARY_PREDICATES[qualified]
+    found = project.resolve_symbol(path, name)
+    if found is None or found in seen:
+        return None
+    returns = project.files[found[0]].predicates.get(found[1])
+    return None if returns is None else _tree_value(returns, found[0], project, seen | {found})
+
+
+def _skipped_operands(tree: list, path: str, project: _Project) -> list[tuple[int, int]]:
+    """Lines of ``and``/``or`` operands that a decided operand before them short-circuits under
+    dynamo (`not is_tracing(x) and x.all()`): they never run compiled. Only whole lines after the
+    deciding operand count, so a line that also holds compiled code stays compiled."""
+    out: list[tuple[int, int]] = []
+    if tree[0] == "not":
+        return _skipped_operands(tree[1], path, project)
+    if tree[0] not in ("and", "or"):
+        return out
+    stop = tree[0] == "or"  # the value that ends the chain
+    for position, (operand, _, end) in enumerate(tree[1]):
+        out.extend(_skipped_operands(operand, path, project))
+        if _tree_value(operand, path, project) is stop:
+            rest = tree[1][position + 1:]
+            if rest and rest[-1][2] > end:
+                out.append((max(rest[0][1], end + 1), rest[-1][2]))
+            break
     return out
 
 
