@@ -359,3 +359,21 @@ def test_a_submodule_whose_forward_returns_a_tuple_gives_a_tuple_of_tensors():
     )
     assert [c for *_, c in codes_at(iterate) if c == "ZL202"] == []
     assert [c for *_, c in codes_at(iterate.replace("in emb", "in out")) if c == "ZL202"] == ["ZL202"]
+
+
+def test_mask_indexing_is_no_evidence_in_a_file_that_imports_numpy():
+    # numpy arrays are indexed by a comparison of themselves too
+    numpy_file = "import numpy as np\nimport torch\ndef f(idx, n):\n    idx[idx > n] = n\n"
+    torch_file = "import torch\ndef f(idx, n):\n    idx[idx > n] = n\n"
+    assert kind_of(numpy_file, "idx") is None
+    assert kind_of(torch_file, "idx") is Kind.TENSOR
+
+
+def test_arithmetic_on_a_numpy_array_stays_an_array():
+    code = (
+        "import numpy as np\nimport torch\ndef f(n):\n"
+        "    idx = np.array([1, 2])\n    idx = idx + np.arange(n)\n    y = idx.sum(dim=0)\n"
+    )
+    near_miss = "import torch\ndef f(n, x):\n    idx = torch.ones(2)\n    idx = idx + x\n"
+    assert kind_of(code, "idx") is None
+    assert kind_of(near_miss, "idx") is Kind.TENSOR

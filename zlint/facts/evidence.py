@@ -144,6 +144,7 @@ class _Scan(cst.CSTVisitor):
         #: isinstance checks: with non-tensor types only, and with a tensor type
         self.checked_other: set[tuple[str, int]] = set()
         self.checked_tensor: set[tuple[str, int]] = set()
+        self.arrays: set[tuple[str, int]] = set()  # bound from numpy
 
     # nested scopes have their own walk
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -175,16 +176,17 @@ class _Scan(cst.CSTVisitor):
     # -- bindings (same events as SizeFactsProvider) --------------------------------------
     def leave_Assign(self, original_node: cst.Assign) -> None:
         value = original_node.value
-        literal = _is_literal(value) or _builds_python_value(value) or (
-            isinstance(value, cst.Call) and (self.qualify(value.func) or "").startswith("numpy.")
-        )
+        literal = _is_literal(value) or _builds_python_value(value) or self._is_array(value)
         if isinstance(value, cst.IfExp):  # `slice(None) if a is None else mask`: maybe no tensor
             literal = any(_is_literal(v) or _builds_python_value(v) for v in (value.body, value.orelse))
+        array = self._is_array(value)
         for target in original_node.targets:
             names = self.bindings.bind(target.target)
             if isinstance(target.target, cst.Name):
                 if literal:
                     self.evidence.against.add(self.bindings.key(names[0]))
+                if array:
+                    self.arrays.add(self.bindings.key(names[0]))
             elif isinstance(target.target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
                 # a, b = (torch.stack(a), []): each name gets its own element
                 pairs = zip(target.target.elements, value.elements)
@@ -194,6 +196,17 @@ class _Scan(cst.CSTVisitor):
                             _is_literal(item.value) or _builds_python_value(item.value)
                         ):
                             self.evidence.against.add(self.bindings.key(element.value.value))
+
+    def _is_array(self, value: cst.BaseExpression) -> bool:
+        """A numpy call, or arithmetic on a name last bound to one (``idx = idx + offsets``)."""
+        if isinstance(value, cst.Call):
+            return (self.qualify(value.func) or "").startswith("numpy.")
+        if isinstance(value, cst.BinaryOperation):
+            return any(
+                isinstance(side, cst.Name) and self.bindings.key(side.value) in self.arrays
+                for side in (value.left, value.right)
+            ) or any(self._is_array(side) for side in (value.left, value.right))
+        return False
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         self.bindings.bind(original_node.target)
@@ -254,8 +267,11 @@ class _Scan(cst.CSTVisitor):
             self.evidence.static_dims[key] = self.evidence.static_dims.get(key, frozenset()) | dims
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        # x[x > 0]: indexing a name with a comparison of itself selects elements of a tensor
-        if isinstance(node.value, cst.Name) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        # x[x > 0]: indexing a name with a comparison of itself selects elements of a tensor (or
+        # of a numpy array: no evidence in a file that imports numpy)
+        if self.numpy or not isinstance(node.value, cst.Name):
+            return
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             index = node.slice[0].slice.value
             if isinstance(index, cst.Comparison) and _same_name(index.left, node.value):
                 self._for(node.value)
