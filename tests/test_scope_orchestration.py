@@ -450,3 +450,82 @@ def test_data_pipeline_packages_are_host_side_only_when_they_are_packages(tmp_pa
         [("never", "generation loop (runs eagerly around the compiled forward): generation/ package")],
         [("compiled", "forward of RandomCrop")],
     ]
+
+
+def test_file_roles_tests_and_configuration_yield_only_to_an_explicit_compile():
+    module = """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x  # <-
+
+        def helper(x):
+            return x  # <-
+        """
+    compiled_in_a_test = """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x  # <-
+
+        @torch.compile
+        def step(x):
+            return x  # <-
+
+        def test_net():
+            torch.compile(Net())(torch.ones(2))  # <-
+        """
+    found = scopes(
+        {
+            "pkg/testing_utils.py": module,
+            "pkg/configuration_net.py": module,
+            "tests/test_net.py": compiled_in_a_test,
+            "pkg/contest_utils.py": module,  # near miss: not a test module name
+        }
+    )
+    assert found == {
+        "pkg/testing_utils.py": [("never", "test code")] * 2,
+        "pkg/configuration_net.py": [("never", "configuration module")] * 2,
+        "tests/test_net.py": [
+            ("compiled", "passed to torch.compile"),
+            ("compiled", "decorated with torch.compile"),
+            ("never", "test code"),
+        ],
+        "pkg/contest_utils.py": [("compiled", "forward of Net"), ("unknown", "no compiled caller found")],
+    }
+
+
+def test_streaming_drivers_and_generation_mixins_are_host_side():
+    assert one(
+        """
+        from torch import nn
+
+        class VideoModel(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.tracker = nn.Linear(2, 2)
+
+            def plan(self, session):
+                return session  # <-
+
+            def forward(self, inference_session: VideoInferenceSession, frame=None):
+                return self.plan(inference_session)  # <-
+
+        class Tracker(nn.Module):
+            def forward(self, x, session_id: int = 0):
+                return x  # <-
+
+        class TtsGenerationMixin(GenerationMixin):
+            def _sample(self, input_ids):
+                return input_ids  # <-
+        """
+    ) == [
+        ("never", "called only from VideoModel.forward"),
+        ("never", "streaming driver (takes an inference session)"),
+        ("compiled", "forward of Tracker"),
+        ("never", "generation loop (host-side)"),
+    ]

@@ -71,6 +71,7 @@ _HOST_CLASS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Pipeline"), "diffusion pipeline (host-side orchestration)"),
     (re.compile(r"Scheduler"), "scheduler (host-side)"),
     (re.compile(r"Collator"), "data collator (host-side)"),
+    (re.compile(r"GenerationMixin$"), "generation loop (host-side)"),
     (re.compile(r"CandidateGenerator"), "candidate generator (host-side generation loop)"),
     (re.compile(r"Dataset$|DataLoader$|Sampler$"), "data loading (host-side)"),
     (re.compile(r"Trainer$|Callback$"), "training loop (host-side)"),
@@ -80,6 +81,12 @@ _HOST_CLASS: tuple[tuple[re.Pattern[str], str], ...] = (
 # processing, even though their names end in Processor.
 _ATTENTION_PROCESSOR = re.compile(r"Att(n|ention)\w*Processor")
 _GENERATE = re.compile(r"^_*generate(_|$)|_for_generat(e|ion)$")
+# Modules whose role, by their file name, is host-side: tests and their helpers, configuration.
+_HOST_FILES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(test_\w+|\w+_test|testing_utils|conftest)\.py$"), "test code"),
+    (re.compile(r"^configuration_\w+\.py$"), "configuration module"),
+)
+_SESSION = re.compile(r"(^|\.)\w*Session$")
 # Packages whose code runs outside the model by their role: the data pipeline (datasets,
 # transforms and loaders run in data-loader workers, on samples), weight loading (diffusers'
 # `loaders/`: LoRA, adapters, single files) and the generation loop around the compiled forward.
@@ -109,6 +116,9 @@ class _Function:
     branch_calls: set[str] = field(default_factory=set)
     #: registers a buffer or parameter on the module, or assigns one: it changes the model (setup)
     mutates_module: bool = False
+    #: takes an inference session (`inference_session: Sam3VideoInferenceSession`): a stateful
+    #: host-side object that a streaming driver updates frame by frame
+    takes_session: bool = False
 
 
 @dataclass
@@ -319,6 +329,9 @@ class _Summarizer:
         info = _Function(qual, node.name, node.lineno, node.end_lineno or node.lineno, cls)
         args = node.args
         info.params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+        info.takes_session = any(
+            _SESSION.search(_dotted(a.annotation) or "") for a in (*args.posonlyargs, *args.args) if a.annotation
+        )
         if node.decorator_list:
             info.start = min(d.lineno for d in node.decorator_list)
         for decorator in node.decorator_list:
@@ -637,6 +650,15 @@ def _join_relative(pieces: list[str]) -> str:
     return pieces[0] + ("." + ".".join(pieces[1:]) if len(pieces) > 1 else "")
 
 
+def _host_file(path: str) -> str | None:
+    """Why a file's code runs outside the model, from its name or its package; None if it may not."""
+    name = PurePath(path).name
+    for pattern, reason in _HOST_FILES:
+        if pattern.match(name):
+            return reason
+    return _host_package(path)
+
+
 def _host_package(path: str) -> str | None:
     """The role of the package holding ``path`` when it runs outside the model (see _HOST_PACKAGES).
     Only a Python package (a directory with ``__init__.py``) counts: a checkout under ``~/data/``
@@ -710,13 +732,20 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
     functions = {(p, q): f for p, s in project.files.items() for q, f in s.functions.items()}
 
     # explicit markers first; name and class heuristics only for what compiled code never reaches
+    by_role: set[_Key] = set()
     for key, function in functions.items():
         if PurePath(key[0]).name.startswith("convert_"):
             verdict[key] = (NEVER, "conversion script")
             continue
-        package = _host_package(key[0])
-        if package is not None:
-            verdict[key] = (NEVER, package)
+        role = _host_file(key[0])
+        if role is not None:  # a role by name; an explicit torch.compile still wins (below)
+            verdict[key] = (NEVER, role)
+            by_role.add(key)
+            continue
+        if function.name == "forward" and function.takes_session:
+            # the driver of a streaming model (video tracking): Python bookkeeping per frame
+            # around the submodules, whose own forwards are what gets compiled
+            verdict[key] = (NEVER, "streaming driver (takes an inference session)")
             continue
         reason = _marked_never(function)
         if reason is not None:
@@ -738,10 +767,14 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
         elif any(d in _COMPILE for d in function.decorators):
             verdict[key] = (COMPILED, "decorated with torch.compile")
             work.append(key)
+    for key in by_role:
+        if any(d in _COMPILE for d in functions[key].decorators):
+            verdict[key] = (COMPILED, "decorated with torch.compile")
+            work.append(key)
     for path, summary in project.files.items():
         for owner, name in summary.compiled_names:
             for key in _compiled_targets(project, path, owner, name):
-                if verdict.get(key, (None,))[0] is None:
+                if verdict.get(key, (None,))[0] is None or key in by_role:
                     verdict[key] = (COMPILED, "passed to torch.compile")
                     work.append(key)
 
