@@ -432,7 +432,7 @@ def test_data_pipeline_packages_are_host_side_only_when_they_are_packages(tmp_pa
             def forward(self, x):
                 return x  # <-
         """
-    for package in ("transforms", "data", "loaders", "generation"):
+    for package in ("transforms", "data", "loaders", "generation", "exporters"):
         (tmp_path / "pkg" / package).mkdir(parents=True)
         (tmp_path / "pkg" / package / "__init__.py").write_text("")
     (tmp_path / "data" / "models").mkdir(parents=True)  # a checkout under ~/data: not a package
@@ -441,6 +441,7 @@ def test_data_pipeline_packages_are_host_side_only_when_they_are_packages(tmp_pa
             str(tmp_path / "pkg" / "transforms" / "v2.py"): source,
             str(tmp_path / "pkg" / "loaders" / "lora.py"): source,
             str(tmp_path / "pkg" / "generation" / "utils.py"): source,
+            str(tmp_path / "pkg" / "exporters" / "onnx.py"): source,
             str(tmp_path / "data" / "models" / "net.py"): source,
         }
     )
@@ -448,6 +449,7 @@ def test_data_pipeline_packages_are_host_side_only_when_they_are_packages(tmp_pa
         [("never", "data transform (runs in the data loader): transforms/ package")],
         [("never", "weight loading (runs once, eagerly): loaders/ package")],
         [("never", "generation loop (runs eagerly around the compiled forward): generation/ package")],
+        [("never", "export tooling (runs once, eagerly): exporters/ package")],
         [("compiled", "forward of RandomCrop")],
     ]
 
@@ -522,10 +524,46 @@ def test_streaming_drivers_and_generation_mixins_are_host_side():
         class TtsGenerationMixin(GenerationMixin):
             def _sample(self, input_ids):
                 return input_ids  # <-
+
+        class Fp8Quantize(ConversionOps):
+            def convert(self, value):
+                return value  # <-
         """
     ) == [
         ("never", "called only from VideoModel.forward"),
         ("never", "streaming driver (takes an inference session)"),
         ("compiled", "forward of Tracker"),
         ("never", "generation loop (host-side)"),
+        ("never", "weight conversion (load/save time)"),
     ]
+
+
+def test_blocks_that_end_by_raising_are_the_error_path():
+    error = ("never", "error path (runs only on the way to raising)")
+    forward = ("compiled", "forward of Net")
+    assert one(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x, boxes, n):
+                if boxes.any():  # <-
+                    idx = torch.where(boxes.any(dim=1))[0][0]  # <-
+                    torch._assert(False, f"bad box {idx}")
+                if n != x.shape[0]:  # <-
+                    raise ValueError(
+                        f"{n.item()} tokens"  # <-
+                    )
+                try:
+                    y = x.tolist()  # <-
+                except RuntimeError:
+                    z = x.item()  # <-
+                    raise
+                if n > 3: raise ValueError(x.item())  # <-
+                if n > 4:
+                    y = x.item()  # <-
+                    torch._assert(True, "fine")
+                return x
+        """
+    ) == [forward, error, forward, error, forward, error, forward, forward]

@@ -140,6 +140,7 @@ def _decode(data: object) -> FileSummary | None:
                 "shadowed": shadowed,
                 "compiled_names": [tuple(pair) for pair in data["compiled_names"]],
                 "guards": [_guard(g) for g in data["guards"]],
+                "error_paths": [tuple(span) for span in data["error_paths"]],
             }
         )
     except (AssertionError, KeyError, TypeError, AttributeError):

@@ -72,6 +72,7 @@ _HOST_CLASS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Scheduler"), "scheduler (host-side)"),
     (re.compile(r"Collator"), "data collator (host-side)"),
     (re.compile(r"GenerationMixin$"), "generation loop (host-side)"),
+    (re.compile(r"Conversion(Ops?)?$|Converter$"), "weight conversion (load/save time)"),
     (re.compile(r"CandidateGenerator"), "candidate generator (host-side generation loop)"),
     (re.compile(r"Dataset$|DataLoader$|Sampler$"), "data loading (host-side)"),
     (re.compile(r"Trainer$|Callback$"), "training loop (host-side)"),
@@ -89,13 +90,15 @@ _HOST_FILES: tuple[tuple[re.Pattern[str], str], ...] = (
 _SESSION = re.compile(r"(^|\.)\w*Session$")
 # Packages whose code runs outside the model by their role: the data pipeline (datasets,
 # transforms and loaders run in data-loader workers, on samples), weight loading (diffusers'
-# `loaders/`: LoRA, adapters, single files) and the generation loop around the compiled forward.
+# `loaders/`: LoRA, adapters, single files), the generation loop around the compiled forward and
+# export tooling (ONNX translations of ops).
 _HOST_PACKAGES = {
     "data": "data pipeline (runs in the data loader)",
     "datasets": "data pipeline (runs in the data loader)",
     "transforms": "data transform (runs in the data loader)",
     "loaders": "weight loading (runs once, eagerly)",
     "generation": "generation loop (runs eagerly around the compiled forward)",
+    "exporters": "export tooling (runs once, eagerly)",
 }
 _CHECKPOINT_PARAMS = frozenset({"checkpoint", "state_dict", "original_state_dict", "ckpt", "model_state"})
 
@@ -160,6 +163,8 @@ class FileSummary:
     #: earlier definitions of a name defined again (`if cond: def f` / `else: def f`): they run
     #: where the later one with the same qualified name runs
     shadowed: list[_Function] = field(default_factory=list)
+    #: (first line, last line) of blocks that end by raising, and of raise statements
+    error_paths: list[tuple[int, int]] = field(default_factory=list)
     #: tests calling a compile-state predicate, in source order
     guards: list[_Guard] = field(default_factory=list)
     #: predicate functions defined here (`def is_tracing(...)`): qualname -> tree of what they return
@@ -271,6 +276,7 @@ class _Summarizer:
         self.classes: list[_Class] = []
         self.functions: list[_Function] = []
         self.guard_at: tuple[int, int] | None = None  # (guard, branch) holding the current code
+        self.shares_a_line: set[int] = set()  # first lines of blocks written on their test's line
 
     def body(self, statements: list[ast.stmt]) -> None:
         for stmt in statements:
@@ -295,6 +301,8 @@ class _Summarizer:
                     sep = "" if module.endswith(".") else "."
                     self.summary.imports[alias.asname or alias.name] = f"{module}{sep}{alias.name}"
         else:
+            if self.functions:
+                self.error_paths(stmt)
             if isinstance(stmt, ast.If) and self.guarded(stmt):
                 return
             if isinstance(stmt, ast.Assign):
@@ -357,6 +365,27 @@ class _Summarizer:
         self.guard_at = outer
         self.functions.pop()
         self.scope.pop()
+
+    def error_paths(self, stmt: ast.stmt) -> None:
+        """A block that ends by raising runs only on the way to an error (`if bad: msg = ...;
+        raise`), and so does a ``raise`` itself: what they cost is paid once, on failure."""
+        blocks: list[list[ast.stmt]] = []
+        if isinstance(stmt, ast.If):
+            blocks = [stmt.body, stmt.orelse]
+        elif isinstance(stmt, ast.Try):
+            blocks = [h.body for h in stmt.handlers]
+        elif isinstance(stmt, ast.Raise):
+            blocks = [[stmt]]
+        opened = getattr(stmt, "test", None)
+        after = (opened.end_lineno or opened.lineno) if opened is not None else stmt.lineno - 1
+        if isinstance(stmt, ast.Raise) and stmt.lineno in self.shares_a_line:
+            return  # `if bad: raise ...` on one line: the line also holds the test
+        for block in blocks:
+            if block and block[0].lineno <= after:
+                self.shares_a_line.add(block[0].lineno)
+            elif block and _raises(block[-1]):
+                end = max((s.end_lineno or s.lineno) for s in block)
+                self.summary.error_paths.append((block[0].lineno, end))
 
     def guarded(self, node: ast.If) -> bool:
         """Keep an ``if`` whose test calls a compile-state predicate for :func:`classify`, with
@@ -437,6 +466,18 @@ class _Summarizer:
                 self.summary.compiled_names.append((owner, target))
         elif last == "compile" and qualified == callee and "." in callee and not node.args:
             self.summary.compiled_names.append((owner, callee.rsplit(".", 1)[0]))  # model.compile()
+
+
+def _raises(stmt: ast.stmt) -> bool:
+    """``raise``, ``assert False`` or ``torch._assert(False, ...)``."""
+    if isinstance(stmt, ast.Raise):
+        return True
+    if isinstance(stmt, ast.Assert):
+        return isinstance(stmt.test, ast.Constant) and not stmt.test.value
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
+        name, first = _dotted(stmt.value.func) or "", stmt.value.args[0]
+        return name.endswith("_assert") and isinstance(first, ast.Constant) and first.value is False
+    return False
 
 
 def _own_expressions(stmt: ast.stmt) -> list[ast.AST]:
@@ -827,6 +868,7 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
                 scope, reason = _inherited(regions, function) or (UNKNOWN, "no compiled caller found")
             regions.append((function.start, function.end, scope, reason))
         regions.extend((s, e, NEVER, why) for s, e, why in dead_code[path])
+        regions.extend((s, e, NEVER, "error path (runs only on the way to raising)") for s, e in summary.error_paths)
         regions.sort(key=lambda r: (r[0], -r[1]))
         out[path] = FileScope(tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single)
     return out
