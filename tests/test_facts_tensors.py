@@ -377,3 +377,42 @@ def test_arithmetic_on_a_numpy_array_stays_an_array():
     near_miss = "import torch\ndef f(n, x):\n    idx = torch.ones(2)\n    idx = idx + x\n"
     assert kind_of(code, "idx") is None
     assert kind_of(near_miss, "idx") is Kind.TENSOR
+
+
+def test_plain_values_returned_by_a_submodule_forward_are_not_tensors():
+    code = '''
+    import torch
+    from torch import nn
+
+
+    class Rope(nn.Module):
+        def forward(self, x, caps):
+            lengths = [c + x.shape[1] for c in caps]
+            freqs = torch.ones(x.shape[0])
+            return x, freqs, lengths
+
+    class Rope2(nn.Module):
+        def forward(self, x, lengths):
+            if x.ndim > 2:
+                lengths = [1, 2]
+            return x, lengths
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rope = Rope()
+            self.rope2 = Rope2()
+
+        def forward(self, x: torch.Tensor, caps):
+            h, freqs, seq_lengths = self.rope(x, caps)
+            use_mask = len(set(seq_lengths)) > 1
+            for f in freqs:
+                x = x + f
+            h2, lens = self.rope2(x, caps)
+            for n in lens:
+                x = x + n
+            return x
+    '''
+    # `seq_lengths` is a list built in Rope.forward; `freqs` a tensor; `lens` may be the parameter
+    assert codes_at(code) == [(28, 18, "ZL202"), (31, 18, "ZL202")]

@@ -318,6 +318,11 @@ def _builds_python_value(node: cst.BaseExpression) -> bool:
     }
 
 
+def is_plain_value(node: cst.BaseExpression) -> bool:
+    """A value that is certainly no tensor: a literal, a comprehension, ``list(...)``, ``t.tolist()``."""
+    return _is_literal(node) or _builds_python_value(node)
+
+
 def _is_literal(node: cst.BaseExpression) -> bool:
     """A value that is certainly no tensor: a literal container, string, number or comprehension."""
     return isinstance(

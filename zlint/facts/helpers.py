@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.facts.evidence import is_plain_value
 from zlint.facts.values import _BLOCKS, _statement_children
 
 
@@ -25,6 +26,39 @@ def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
         elif isinstance(current, _BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
             todo.extend(_statement_children(current))
     return found
+
+
+def _assignments(function: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression | None]]:
+    """(name, value) of each binding of a plain name in ``function`` (nested defs excepted); the
+    value is None where the name is bound otherwise (a tuple target, a loop, ``+=``, a walrus)."""
+    found: list[tuple[str, cst.BaseExpression | None]] = []
+    todo: list[cst.CSTNode] = [function.body]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for statement in current.body:
+                if isinstance(statement, cst.Assign):
+                    for target in statement.targets:
+                        single = isinstance(target.target, cst.Name)
+                        found.extend((n, statement.value if single else None) for n in _names(target.target))
+                elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+                    value = statement.value if isinstance(statement, cst.AnnAssign) else None
+                    found.extend((n, value) for n in _names(statement.target))
+        elif isinstance(current, _BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
+            if isinstance(current, cst.For):
+                found.extend((n, None) for n in _names(current.target))
+            todo.extend(_statement_children(current))
+    return found
+
+
+def _names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return []
 
 
 def syntactic_size(value: cst.BaseExpression | None) -> bool:
@@ -52,6 +86,20 @@ class FunctionIndex:
                     s.name.value: s for s in statement.body.body if isinstance(s, cst.FunctionDef)
                 }
         self._returns: dict[int, list[cst.BaseExpression | None]] = {}
+        self._plain: dict[int, frozenset[str]] = {}
+
+    def plain_names(self, function: cst.FunctionDef) -> frozenset[str]:
+        """Names that ``function`` binds only to plain Python values (``lengths = [a + b for
+        ...]``): every assignment to them is a literal, a comprehension or a list build."""
+        found = self._plain.get(id(function))
+        if found is None:
+            params = function.params
+            every = [*params.posonly_params, *params.params, *params.kwonly_params]
+            bound: dict[str, bool] = {p.name.value: False for p in every}  # a parameter may be anything
+            for target, value in _assignments(function):
+                bound[target] = bound.get(target, True) and value is not None and is_plain_value(value)
+            found = self._plain[id(function)] = frozenset(name for name, plain in bound.items() if plain)
+        return found
 
     def returns(self, function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
         found = self._returns.get(id(function))

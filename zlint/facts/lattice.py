@@ -54,6 +54,9 @@ class Fact:
     bound: int | None = None
     #: SIZE: a remainder (``n % k``, also through a name): compared with 0 it tests divisibility
     remainder: bool = False
+    #: TENSORS: positions of the tuple that hold plain Python values (a forward that returns
+    #: ``hidden, lengths`` with ``lengths = [...]``)
+    plain: frozenset[int] = frozenset()
 
 
 SIZE = Fact(Kind.SIZE)

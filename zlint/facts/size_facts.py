@@ -33,6 +33,7 @@ from zlint.facts.evidence import (
     TENSOR_METHODS,
     Bindings,
     Evidence,
+    is_plain_value,
     scan_function,
 )
 from zlint.facts.helpers import FunctionIndex, syntactic_size
@@ -207,17 +208,27 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             return True
         return node.value is root and bool(self._classes) and attr in self._classes[-1][1].parameters
 
-    def _forward_returns_tuple(self, attr: str) -> bool:
+    def _forward_returns_tuple(self, attr: str) -> frozenset[int] | None:
         """``self.rotary(x)`` where the attribute's class is in this module and its ``forward``
-        returns only tuple literals (``return cos, sin``): the call gives a tuple of tensors."""
+        returns only tuple literals (``return cos, sin``): the call gives a tuple of tensors, less
+        the positions every return fills with a plain Python value (returned; None: no tuple)."""
         if not self._classes or self._index is None:
-            return False
+            return None
         name = self._classes[-1][1].classes.get(attr)
         forward = self._index.methods.get(name, {}).get("forward") if name else None
         if forward is None:
-            return False
+            return None
         values = self._index.returns(forward)
-        return bool(values) and all(isinstance(v, cst.Tuple) and len(v.elements) > 1 for v in values)
+        if not values or not all(isinstance(v, cst.Tuple) and len(v.elements) > 1 for v in values):
+            return None
+        plain_names = self._index.plain_names(forward)
+        width = {len(v.elements) for v in values}
+        if len(width) != 1:
+            return frozenset()
+        return frozenset(
+            i for i in range(width.pop())
+            if all(_plain_element(v.elements[i].value, plain_names) for v in values)  # type: ignore[union-attr]
+        )
 
     def _is_module_call(self, node: cst.BaseExpression) -> bool:
         """``self.block(x)`` where ``self.block`` holds a module of a class zlint does not know."""
@@ -287,7 +298,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     sub = SHAPE if isinstance(element, cst.StarredElement) else STATIC if fixed else SIZE
                     self._bind(inner, sub, None)
                 elif fact is not None and fact.kind is Kind.TENSORS:
-                    self._bind(inner, TENSORS if isinstance(element, cst.StarredElement) else TENSOR, None)
+                    if isinstance(element, cst.StarredElement):
+                        self._bind(inner, TENSORS, None)
+                    else:
+                        self._bind(inner, None if (i in fact.plain and not starred) else TENSOR, None)
                 elif literal is not None and len(literal) == len(elements) and not isinstance(
                     element, cst.StarredElement
                 ):
@@ -561,7 +575,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 layer = self._layer_of(func)
                 if layer == "module":
                     if any(self._kind(a.value) is Kind.TENSOR for a in positional):
-                        return TENSORS if self._forward_returns_tuple(func.attr.value) else TENSOR
+                        plain = self._forward_returns_tuple(func.attr.value)
+                        if plain is None:
+                            return TENSOR
+                        return Fact(Kind.TENSORS, plain=plain) if plain else TENSORS
                 elif layer is not None:
                     return self._tensor_with_dims(
                         frozenset({1}) if layer == "channels"
@@ -773,6 +790,13 @@ def _names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return [n for e in target.elements for n in _names(e.value)]
     return []
+
+
+def _plain_element(value: cst.BaseExpression, plain_names: frozenset[str]) -> bool:
+    """A returned value that is no tensor: a literal, a list/tuple build, or a name only bound to those."""
+    if isinstance(value, cst.Name):
+        return value.value in plain_names
+    return is_plain_value(value)
 
 
 def _is_any(node: cst.BaseExpression) -> bool:
