@@ -28,7 +28,8 @@ def findings(checkout: Path, files: list[str], jobs: int) -> dict[tuple, dict]:
                "--jobs", str(jobs), *files]
     env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
     proc = subprocess.run(command, cwd=CORPUS, capture_output=True, text=True, env=env, check=False)
-    return {(d["filename"], d["location"]["row"], d["location"]["column"], d["code"]): d for d in json.loads(proc.stdout)}
+    found = json.loads(proc.stdout)
+    return {(d["filename"], d["location"]["row"], d["location"]["column"], d["code"]): d for d in found}
 
 
 def main(argv: list[str]) -> int:
