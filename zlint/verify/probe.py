@@ -52,6 +52,11 @@ class Subject:
     first_line: int
     last_line: int
     name: str = ""
+    #: flagged lines whose size comparison the synthesized sweep may never flip, and why
+    open_thresholds: dict[int, str] = field(default_factory=dict)
+    #: effects go to the innermost frame in ``path`` (a helper the function calls included); False:
+    #: only to lines ``first_line..last_line`` (a caller run, whose call sites are its own lines)
+    whole_file: bool = True
 
 
 @dataclass
@@ -98,7 +103,10 @@ class Observer:
         return target.endswith(tail) and os.path.basename(shown) == os.path.basename(target)
 
     def in_span(self, line: int) -> bool:
-        return self.subject.first_line <= line <= self.subject.last_line
+        """Whether an effect at ``line`` of the verified file is attributed there: any line when
+        the subject takes the whole file (dynamo inlines the file's helpers: their guards, breaks
+        and recompiles belong to their own lines), else only the verified function's."""
+        return self.subject.whole_file or self.subject.first_line <= line <= self.subject.last_line
 
     def line_from_loc(self, loc: str) -> int | None:
         for path, line, _ in reversed(hooks.USER_LOC.findall(loc or "")):
@@ -484,6 +492,7 @@ class Prober:
         report = report or FunctionReport(subject.name)
         report.path, report.first_line, report.last_line = subject.path, subject.first_line, subject.last_line
         report.sizes, report.backend, report.device = list(sizes), self.backend, self.device
+        report.open_thresholds = dict(subject.open_thresholds)
         try:
             self._sweep(subject, sizes, modes, focus_lines, report)
         except hooks.HookError as exc:
