@@ -51,17 +51,19 @@ FRONT = textwrap.dedent(
     class Front(nn.Module):
         def forward(self, mel):
             mel = check_channels(mel)
+            if self.training:  # verified in eval mode: never taken
+                mel = drop_frames(mel)
             return pad_or_trim(mel, 6)
 
 
     def trim_frames(x, length: int = 6):
-        if x.shape[-1] > length:  # line 28: a helper only never-compiled code calls
+        if x.shape[-1] > length:  # line 30: a helper only never-compiled code calls
             return x[..., :length]
         return x
 
 
     def clip_frames(x, axis=AXIS):
-        if x.shape[axis] > 6:  # line 34: a dim nothing tells before running
+        if x.shape[axis] > 6:  # line 36: a dim nothing tells before running
             return x.narrow(axis, 0, 6)
         return x
 
@@ -69,6 +71,12 @@ FRONT = textwrap.dedent(
     def load(path):
         data = torch.load(path)
         return clip_frames(trim_frames(data))
+
+
+    def drop_frames(x):
+        if x.shape[-1] > 4:  # line 47: a helper the forward calls only while training
+            return x[..., ::2]
+        return x
     """
 )
 EXAMPLES = textwrap.dedent(
@@ -88,22 +96,24 @@ EXAMPLES = textwrap.dedent(
 
 def test_call_paths_follow_calls_into_helpers():
     tree = ast.parse(FRONT)
-    assert entry_paths(tree, "Front.forward") == {"Front.forward": (), "check_channels": (23,), "pad_or_trim": (24,)}
-    assert entry_paths(tree, "load") == {"load": (), "clip_frames": (41,), "trim_frames": (41,)}
+    assert entry_paths(tree, "Front.forward") == {
+        "Front.forward": (), "check_channels": (23,), "drop_frames": (25,), "pad_or_trim": (26,),
+    }
+    assert entry_paths(tree, "load") == {"load": (), "clip_frames": (43,), "trim_frames": (43,)}
     assert sorted(callers(tree, "pad_or_trim")) == [("Front.forward", 1)]
     order = CallPaths.of(tree, "Front.forward")
-    assert order.key(10) == (24, 10) and order.key(23) == (23,) and order.key(28) is None
+    assert order.key(10) == (26, 10) and order.key(23) == (23,) and order.key(30) is None
     assert order.precedes(23, 10)  # a forward line before the call
     assert order.precedes(16, 10)  # a line of a helper called first
-    assert not order.precedes(24, 10)  # the call leading to line 10 is not before it
+    assert not order.precedes(26, 10)  # the call leading to line 10 is not before it
     assert not order.precedes(11, 10) and order.precedes(10, 11)
-    assert order.precedes(None, 10) and order.precedes(34, 10)  # unknown: it may run first
-    assert order.first([11, 23]) == 23 and order.first([24, 10]) == 24  # a call starts before its callee
+    assert order.precedes(None, 10) and order.precedes(36, 10)  # unknown: it may run first
+    assert order.first([11, 23]) == 23 and order.first([26, 10]) == 26  # a call starts before its callee
 
 
 def _report(evidence=(), **kw) -> FunctionReport:
     runs = [ModeRun("default", graphs=4, baseline=4, sizes_run=[2, 3])]
-    return FunctionReport("front.py::Front.forward", path="front.py", first_line=22, last_line=24, sizes=[2, 3],
+    return FunctionReport("front.py::Front.forward", path="front.py", first_line=22, last_line=26, sizes=[2, 3],
                           runs=runs, evidence=list(evidence), **kw)
 
 
@@ -111,9 +121,9 @@ def test_helper_lines_are_verified_in_call_order():
     order = CallPaths.of(ast.parse(FRONT), "Front.forward")
     assert status_for(_report(), [10], order)["status"] == NOT_OBSERVED
     # without the call paths a helper line is outside the verified function
-    assert status_for(_report(), [10])["reason"].startswith("outside the verified function (lines 22-24)")
+    assert status_for(_report(), [10])["reason"].startswith("outside the verified function (lines 22-26)")
     # never reached from forward: still outside
-    assert status_for(_report(), [28], order)["status"] == UNVERIFIABLE
+    assert status_for(_report(), [30], order)["status"] == UNVERIFIABLE
     # a break in the helper called first skips the later helper's line; a break at line 11 does not
     first = status_for(_report([Evidence(GRAPH_BREAK, "default", 16, [2], "x")]), [10], order)
     assert first["reason"].startswith("skipped by an earlier graph break at line 16")
@@ -153,7 +163,7 @@ def test_thresholds_known_statically_are_swept_unknown_ones_are_open():
     plan = plan_inputs(functions["pad_or_trim"], [10], False, known_ints(tree, functions["pad_or_trim"]))
     assert plan.describe() == "x[4,n]"
     assert open_thresholds(tree, [10], sizes, functions["pad_or_trim"]) == {}
-    [why] = open_thresholds(tree, [34], sizes, functions["clip_frames"]).values()
+    [why] = open_thresholds(tree, [36], sizes, functions["clip_frames"]).values()
     assert why.startswith("reads `x.shape[axis]`, a dim the synthesized inputs cannot tell")
     # seen from a caller with synthesized inputs, a helper's parameters are unknown
     [why] = open_thresholds(tree, [10], sizes, functions["forward"]).values()
@@ -201,15 +211,24 @@ def test_helper_comparing_a_static_dim_is_not_observed(verified):
 
 def test_helper_only_never_compiled_code_calls_is_verified_on_its_own(verified):
     _, found = verified
-    verify = found[(28, "ZL103")]["verify"]
+    verify = found[(30, "ZL103")]["verify"]
     assert verify["status"] == CONFIRMED and "through" not in verify
     assert (verify["function"], verify["inputs"]) == ("trim_frames", "synthesized: x[4,n]")
-    assert {e["line"] for e in verify["evidence"]} == {28}
+    assert {e["line"] for e in verify["evidence"]} == {30}
+
+
+def test_a_helper_the_caller_never_reaches_is_unverifiable(verified):
+    _, found = verified
+    verify = found[(47, "ZL103")]["verify"]
+    assert (verify["status"], verify["function"]) == (UNVERIFIABLE, "Front.forward")
+    assert verify["reason"] == (
+        "not reached: Front.forward did not call the function holding this line at any swept size"
+    )
 
 
 def test_a_threshold_the_sweep_cannot_cross_is_unverifiable(verified):
     _, found = verified
-    verify = found[(34, "ZL103")]["verify"]
+    verify = found[(36, "ZL103")]["verify"]
     assert (verify["status"], verify["function"]) == (UNVERIFIABLE, "clip_frames")
     assert verify["reason"].startswith("reads `x.shape[axis]`, a dim the synthesized inputs cannot tell")
 
@@ -217,6 +236,6 @@ def test_a_threshold_the_sweep_cannot_cross_is_unverifiable(verified):
 def test_no_runtime_finding_repeats_a_helpers_static_one(verified):
     proc, found = verified
     assert not [key for key in found if key[1].startswith("ZL8")]
-    assert sorted(found) == [(10, "ZL103"), (16, "ZL103"), (28, "ZL103"), (34, "ZL103")]
+    assert sorted(found) == [(10, "ZL103"), (16, "ZL103"), (30, "ZL103"), (36, "ZL103"), (47, "ZL103")]
     assert proc.stderr == ""
 

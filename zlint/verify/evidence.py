@@ -93,6 +93,8 @@ class FunctionReport:
     seconds: float = 0.0
     #: flagged lines whose size comparison the synthesized sweep may never flip, and why
     open_thresholds: dict[int, str] = field(default_factory=dict)
+    #: flagged lines outside the verified function (in helpers) that no eager call reached
+    unreached: list[int] = field(default_factory=list)
 
     # -- reading it -------------------------------------------------------------------------
     @property

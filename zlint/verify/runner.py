@@ -221,6 +221,11 @@ def status_for(report: FunctionReport, lines: list[int], order: CallPaths | None
     if unreached:
         info["reason"] = unreached
         return info
+    if not costly and any(n in report.unreached for n in lines):
+        # the helper holding the line never ran with these inputs: nothing was compiled there
+        info["reason"] = (f"not reached: {info['function']} did not call the function holding this line at any "
+                          "swept size")
+        return info
     unswept = next((report.open_thresholds[n] for n in sorted(lines) if n in report.open_thresholds), "")
     if not costly and unswept:
         # synthesized inputs that may never flip the comparison: silence proves nothing
