@@ -52,36 +52,59 @@ def calls(qualname: str, node: Function, known: dict[str, Function]) -> list[tup
     return sorted(out)
 
 
+class CallGraph:
+    """The calls between one file's functions, read once (a file may hold hundreds)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.known = functions(tree)
+        self.edges = {name: calls(name, node, self.known) for name, node in self.known.items()}
+
+    def entry_paths(self, qualname: str) -> dict[str, tuple[int, ...]]:
+        """For each function ``qualname`` reaches (itself included, with ``()``), the call lines of
+        its first call chain from ``qualname`` (the lexicographically smallest)."""
+        if qualname not in self.known:
+            return {}
+        paths: dict[str, tuple[int, ...]] = {qualname: ()}
+        pending = [qualname]
+        while pending:
+            current = pending.pop()
+            if len(paths[current]) >= MAX_DEPTH:
+                continue
+            for line, callee in self.edges[current]:
+                candidate = (*paths[current], line)
+                if callee not in paths or candidate < paths[callee]:
+                    paths[callee] = candidate
+                    pending.append(callee)
+        return paths
+
+    def callers(self, qualname: str) -> list[tuple[str, int]]:
+        """Functions that reach ``qualname`` through calls, each with the fewest calls on the way
+        (1: it calls ``qualname`` itself)."""
+        into: dict[str, set[str]] = {}
+        for caller, edges in self.edges.items():
+            for _, callee in edges:
+                into.setdefault(callee, set()).add(caller)
+        depth = {qualname: 0}
+        frontier = [qualname]
+        while frontier and depth[frontier[0]] < MAX_DEPTH:
+            following = []
+            for name in frontier:
+                for caller in sorted(into.get(name, ())):
+                    if caller not in depth:
+                        depth[caller] = depth[name] + 1
+                        following.append(caller)
+            frontier = following
+        return sorted((name, d) for name, d in depth.items() if name != qualname)
+
+
 def entry_paths(tree: ast.Module, qualname: str) -> dict[str, tuple[int, ...]]:
-    """For each function of the file that ``qualname`` reaches (itself included, with ``()``), the
-    call lines of its first call chain from ``qualname`` (the lexicographically smallest)."""
-    known = functions(tree)
-    if qualname not in known:
-        return {}
-    paths: dict[str, tuple[int, ...]] = {qualname: ()}
-    pending = [qualname]
-    while pending:
-        current = pending.pop()
-        if len(paths[current]) >= MAX_DEPTH:
-            continue
-        for line, callee in calls(current, known[current], known):
-            candidate = (*paths[current], line)
-            if callee not in paths or candidate < paths[callee]:
-                paths[callee] = candidate
-                pending.append(callee)
-    return paths
+    """:meth:`CallGraph.entry_paths` of one file."""
+    return CallGraph(tree).entry_paths(qualname)
 
 
 def callers(tree: ast.Module, qualname: str) -> list[tuple[str, int]]:
-    """Functions of the file that reach ``qualname`` through calls, each with the number of calls
-    on the way (1: it calls ``qualname`` itself)."""
-    out = []
-    for name in functions(tree):
-        if name != qualname:
-            path = entry_paths(tree, name).get(qualname)
-            if path is not None:
-                out.append((name, len(path)))
-    return out
+    """:meth:`CallGraph.callers` of one file."""
+    return CallGraph(tree).callers(qualname)
 
 
 @dataclass
@@ -93,17 +116,17 @@ class CallPaths:
     spans: list[tuple[int, int, tuple[int, ...]]] = field(default_factory=list)
 
     @classmethod
-    def of(cls, tree: ast.Module | None, qualname: str) -> CallPaths | None:
-        """The call paths from ``qualname`` in ``tree``; None when it is not found there."""
+    def of(cls, tree: ast.Module | CallGraph | None, qualname: str) -> CallPaths | None:
+        """The call paths from ``qualname`` in ``tree`` (or its graph); None when it is not there."""
         if tree is None:
             return None
-        known = functions(tree)
-        paths = entry_paths(tree, qualname)
+        graph = tree if isinstance(tree, CallGraph) else CallGraph(tree)
+        paths = graph.entry_paths(qualname)
         if not paths:
             return None
         spans = []
         for name, path in paths.items():
-            node = known[name]
+            node = graph.known[name]
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             spans.append((first, node.end_lineno or node.lineno, path))
         return cls(qualname, spans)

@@ -16,8 +16,7 @@ from pathlib import Path
 
 from zlint import noqa
 from zlint.diagnostics import Diagnostic
-from zlint.verify.call_paths import CallPaths
-from zlint.verify.call_paths import callers as callers_of
+from zlint.verify.call_paths import CallGraph, CallPaths
 from zlint.verify.evidence import (
     COMPILE_ERROR,
     CONFIRMED,
@@ -439,6 +438,7 @@ def verify(
     static_by_file: dict[str, set[int]] = defaultdict(set)  # effects may land on any line of the file
     display_path: dict[str, str] = {}
     orders: dict[tuple[str, str], CallPaths | None] = {}
+    graphs: dict[str, CallGraph | None] = {}
     for d in diagnostics:
         key = (os.path.realpath(d.path), d.function or "")
         display_path.setdefault(key[0], d.path)
@@ -464,7 +464,10 @@ def verify(
         for verified_key, verified in candidates:
             if verified_key not in orders:
                 _parsed_function(*verified_key, trees)
-                orders[verified_key] = CallPaths.of(trees.get(verified_key[0]), verified_key[1])
+                tree = trees.get(verified_key[0])
+                if verified_key[0] not in graphs:
+                    graphs[verified_key[0]] = CallGraph(tree) if tree is not None else None
+                orders[verified_key] = CallPaths.of(graphs[verified_key[0]], verified_key[1])
             infos.append(status_for(verified, sorted(lines), orders[verified_key]))
         info = pick(infos)
         if info.get("function") != d.function:
@@ -510,12 +513,14 @@ def route_helpers(
     anyway: registered first, then one with findings of its own or a module's ``forward``, the
     nearest first. Functions that compile or export things themselves are run, not compiled."""
     routes = {}
+    graphs: dict[str, CallGraph] = {}
     for path, qualname in targets:
         if (path, qualname) in registered or _parsed_function(path, qualname, trees) is None:
             continue
-        tree = trees.get(path)
+        if path not in graphs:
+            graphs[path] = CallGraph(trees[path])
         best = None
-        for name, depth in callers_of(tree, qualname):
+        for name, depth in graphs[path].callers(qualname):
             key = (path, name)
             node = _parsed_function(path, name, trees)
             if key in callers or node is None or is_caller(node):
