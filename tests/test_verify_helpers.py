@@ -239,3 +239,18 @@ def test_no_runtime_finding_repeats_a_helpers_static_one(verified):
     assert sorted(found) == [(10, "ZL103"), (16, "ZL103"), (30, "ZL103"), (36, "ZL103"), (47, "ZL103")]
     assert proc.stderr == ""
 
+
+
+def test_text_output_names_the_caller_a_helper_was_verified_through():
+    from zlint.diagnostics import Diagnostic
+    from zlint.report.verify_text import evidence_lines
+
+    verify = {"status": CONFIRMED, "function": "Front.forward", "through": "Front.forward", "mode": "default",
+              "cost": "recompile", "evidence": [{"kind": "recompile", "mode": "default", "line": 10, "sizes": [8],
+                                                 "detail": "guard 2 <= mel.size(2) <= 6 failed"}]}
+    d = Diagnostic(path="front.py", line=10, column=7, code="ZL103", name="n", message="m", verify=verify)
+    assert evidence_lines(d) == ("    CONFIRMED in default mode through Front.forward (recompile): recompile guard "
+                                 "2 <= mel.size(2) <= 6 failed (default, line 10, size 8)\n")
+    quiet = Diagnostic(path="front.py", line=16, column=7, code="ZL103", name="n", message="m",
+                       verify={"status": NOT_OBSERVED, "through": "Front.forward", "note": "no effect"})
+    assert evidence_lines(quiet) == "    NOT OBSERVED through Front.forward: no effect; \n"
