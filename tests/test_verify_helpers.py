@@ -147,7 +147,11 @@ def test_a_cost_seen_by_any_run_decides_else_the_first_that_could():
     unverifiable = {"status": UNVERIFIABLE, "function": "g", "reason": "r"}
     assert pick([quiet, confirmed]) is confirmed
     assert pick([unverifiable, quiet]) is quiet
-    assert pick([unverifiable, dict(unverifiable, function="h")]) is unverifiable
+    assert pick([unverifiable]) is unverifiable
+    both = pick([dict(unverifiable, function="Front.forward"), dict(unverifiable, function="h", reason="s")])
+    assert both == {
+        "status": UNVERIFIABLE, "function": "h", "reason": "through Front.forward: r; on its own: s",
+    }
 
 
 # -- thresholds under a synthesized sweep (no torch) ---------------------------------------------

@@ -540,7 +540,12 @@ def pick(infos: list[dict]) -> dict:
     confirmed = next((i for i in infos if i["status"] == CONFIRMED), None)
     if confirmed is not None:
         return confirmed
-    return next((i for i in infos if i["status"] != UNVERIFIABLE), infos[0])
+    decided = next((i for i in infos if i["status"] != UNVERIFIABLE), None)
+    if decided is not None or len(infos) == 1:
+        return decided or infos[0]
+    # no run could decide: say why for each
+    reasons = [f"through {i['function']}: {i.get('reason', '')}" for i in infos[:-1]]
+    return dict(infos[-1], reason="; ".join([*reasons, f"on its own: {infos[-1].get('reason', '')}"]))
 
 
 def _registers_examples(path: str) -> bool:
