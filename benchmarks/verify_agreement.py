@@ -7,7 +7,9 @@ Copies `benchmarks/accuracy/cases/` (unchanged) into a temporary project whose
 is verified, `make_inputs(n)` its arguments, `sizes` the sweep), runs
 `zlint --verify --format json` once over it, and compares every static finding's verdict with
 `labels.json`: CONFIRMED on a labelled line agrees, NOT OBSERVED or GUARDED on an unlabelled line
-agrees, the opposite disagrees; UNVERIFIABLE and unverified findings are counted apart. Needs torch.
+agrees, the opposite disagrees; UNVERIFIABLE and unverified findings are counted apart. A finding in
+a helper of the case is verified as `--verify` does it, through the registered `forward` that calls
+it. Needs torch.
 """
 
 from __future__ import annotations

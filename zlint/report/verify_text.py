@@ -20,10 +20,12 @@ def evidence_lines(d: Diagnostic, limit: int = 3) -> str:
     if not verify:
         return ""
     status = verify["status"]
+    # a helper's finding verified by compiling a function that calls it: the names are the caller's
+    via = f" through {verify['through']}" if verify.get("through") else ""
     if status == "UNVERIFIABLE":
-        return f"    UNVERIFIABLE: {verify.get('reason', '')}\n"
+        return f"    UNVERIFIABLE{via}: {verify.get('reason', '')}\n"
     if status == "NOT OBSERVED":
-        return f"    NOT OBSERVED: {verify.get('note', '')}; {_graphs(verify)}\n"
+        return f"    NOT OBSERVED{via}: {verify.get('note', '')}; {_graphs(verify)}\n"
     if verify.get("same_as"):
         return f"    {status}: the same evidence as {verify['same_as']}\n"
     items = []
@@ -34,6 +36,6 @@ def evidence_lines(d: Diagnostic, limit: int = 3) -> str:
     more = len(verify.get("evidence", [])) - limit
     tail = f"; +{more} more" if more > 0 else ""
     if status == "GUARDED":
-        return f"    GUARDED (no cost observed): {verify.get('note', '')}: {'; '.join(items)}{tail}\n"
+        return f"    GUARDED{via} (no cost observed): {verify.get('note', '')}: {'; '.join(items)}{tail}\n"
     cost = f" ({verify['cost']})" if verify.get("cost") else ""
-    return f"    CONFIRMED in {verify.get('mode')} mode{cost}: {'; '.join(items)}{tail}\n"
+    return f"    CONFIRMED in {verify.get('mode')} mode{via}{cost}: {'; '.join(items)}{tail}\n"

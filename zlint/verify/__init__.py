@@ -65,6 +65,7 @@ def check(
     import zlint.verify.probe as probe
     from zlint.verify.subjects import _make_from_plan
     from zlint.verify.synth import find_function, plan_inputs
+    from zlint.verify.thresholds import known_ints
 
     func = inspect.unwrap(getattr(fn, "__func__", fn))
     path = inspect.getsourcefile(func) or "<unknown>"
@@ -84,7 +85,7 @@ def check(
         if node is None:
             report.unverifiable = f"cannot find the source of {func.__qualname__} to synthesize inputs"
             return report
-        plan = plan_inputs(node, list(lines or ()), hasattr(fn, "__self__"))
+        plan = plan_inputs(node, list(lines or ()), hasattr(fn, "__self__"), known_ints(tree, node))
         if plan.problem:
             report.unverifiable = plan.problem
             return report

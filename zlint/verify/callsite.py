@@ -60,7 +60,8 @@ class _Tracker:
     """Records evidence for one caller run."""
 
     def __init__(self, subject_path: str, first: int, last: int, backend: str) -> None:
-        self.subject = probe.Subject(lambda: None, lambda n: ((), {}), subject_path, first, last)
+        # a caller's effects belong to its own lines (the calls it makes), not to what it calls
+        self.subject = probe.Subject(lambda: None, lambda n: ((), {}), subject_path, first, last, whole_file=False)
         self.observer = probe.Observer(self.subject, "default")
         self.backend = backend
         self.objects: list[_Compiled] = []

@@ -91,6 +91,10 @@ class FunctionReport:
     eager_errors: dict[int, str] = field(default_factory=dict)
     unverifiable: str = ""  # non-empty: nothing could be verified, and why
     seconds: float = 0.0
+    #: flagged lines whose size comparison the synthesized sweep may never flip, and why
+    open_thresholds: dict[int, str] = field(default_factory=dict)
+    #: flagged lines outside the verified function (in helpers) that no eager call reached
+    unreached: list[int] = field(default_factory=list)
 
     # -- reading it -------------------------------------------------------------------------
     @property
@@ -140,6 +144,7 @@ class FunctionReport:
     def to_dict(self) -> dict:
         data = asdict(self)
         data["eager_errors"] = {str(k): v for k, v in self.eager_errors.items()}
+        data["open_thresholds"] = {str(k): v for k, v in self.open_thresholds.items()}
         return data
 
     @classmethod
@@ -148,6 +153,7 @@ class FunctionReport:
         data["runs"] = [ModeRun(**r) for r in data.get("runs", [])]
         data["evidence"] = [Evidence(**e) for e in data.get("evidence", [])]
         data["eager_errors"] = {int(k): v for k, v in data.get("eager_errors", {}).items()}
+        data["open_thresholds"] = {int(k): v for k, v in data.get("open_thresholds", {}).items()}
         return cls(**data)
 
 

@@ -52,6 +52,11 @@ class Subject:
     first_line: int
     last_line: int
     name: str = ""
+    #: flagged lines whose size comparison the synthesized sweep may never flip, and why
+    open_thresholds: dict[int, str] = field(default_factory=dict)
+    #: effects go to the innermost frame in ``path`` (a helper the function calls included); False:
+    #: only to lines ``first_line..last_line`` (a caller run, whose call sites are its own lines)
+    whole_file: bool = True
 
 
 @dataclass
@@ -98,7 +103,10 @@ class Observer:
         return target.endswith(tail) and os.path.basename(shown) == os.path.basename(target)
 
     def in_span(self, line: int) -> bool:
-        return self.subject.first_line <= line <= self.subject.last_line
+        """Whether an effect at ``line`` of the verified file is attributed there: any line when
+        the subject takes the whole file (dynamo inlines the file's helpers: their guards, breaks
+        and recompiles belong to their own lines), else only the verified function's."""
+        return self.subject.whole_file or self.subject.first_line <= line <= self.subject.last_line
 
     def line_from_loc(self, loc: str) -> int | None:
         for path, line, _ in reversed(hooks.USER_LOC.findall(loc or "")):
@@ -484,6 +492,7 @@ class Prober:
         report = report or FunctionReport(subject.name)
         report.path, report.first_line, report.last_line = subject.path, subject.first_line, subject.last_line
         report.sizes, report.backend, report.device = list(sizes), self.backend, self.device
+        report.open_thresholds = dict(subject.open_thresholds)
         try:
             self._sweep(subject, sizes, modes, focus_lines, report)
         except hooks.HookError as exc:
@@ -501,13 +510,17 @@ class Prober:
     ) -> None:
         # eager first, once per size: sizes where the function itself fails are not compiled
         eager: dict[int, Any] = {}
-        for n in sizes:
-            try:
-                args, kwargs = self._inputs(subject, n)
-                with torch.no_grad():
-                    eager[n] = subject.call(*args, **kwargs)
-            except Exception as exc:  # user code: any failure is a fact about that size
-                report.eager_errors[n] = first_line(exc)
+        called: set = set()  # code objects of the verified file that ran: which helpers it reached
+        with _calls_into(subject.path, called):
+            for n in sizes:
+                try:
+                    args, kwargs = self._inputs(subject, n)
+                    with torch.no_grad():
+                        eager[n] = subject.call(*args, **kwargs)
+                except Exception as exc:  # user code: any failure is a fact about that size
+                    report.eager_errors[n] = first_line(exc)
+        outside = [n for n in focus_lines or () if not subject.first_line <= n <= subject.last_line]
+        report.unreached = [n for n in outside if not any(_covers(code, n) for code in called)]
         good = [n for n in sizes if n in eager]
         if not good:
             first = next(iter(report.eager_errors.values()), "no sizes")
@@ -562,6 +575,35 @@ class Prober:
                              f"{','.join(map(str, run.graph_sizes))}), a trivial function needs {run.baseline}")
             report.runs.append(run)
             report.evidence.extend(observer.evidence.values())
+
+
+@contextlib.contextmanager
+def _calls_into(path: str, called: set) -> Iterator[None]:
+    """Collect the code objects of ``path`` that start running while the block runs (Python's
+    profiling hook: function granularity, cheap), so that a helper's line is known to be reached."""
+    import sys
+
+    target = os.path.realpath(path)
+    ours: dict[str, bool] = {}
+
+    def profile(frame, event, arg):
+        if event == "call":
+            name = frame.f_code.co_filename
+            if ours.setdefault(name, os.path.realpath(name) == target):
+                called.add(frame.f_code)
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        yield
+    finally:
+        sys.setprofile(previous)
+
+
+def _covers(code: Any, line: int) -> bool:
+    """Whether ``line`` lies within the lines of a code object (its def line to its last line)."""
+    lines = [n for _, _, n in code.co_lines() if n is not None]
+    return bool(lines) and code.co_firstlineno <= line <= max(lines)
 
 
 def _significant(report: FunctionReport) -> list[Evidence]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from zlint import noqa
 from zlint.diagnostics import Diagnostic
+from zlint.verify.call_paths import CallGraph, CallPaths
 from zlint.verify.evidence import (
     COMPILE_ERROR,
     CONFIRMED,
@@ -39,6 +40,7 @@ from zlint.verify.evidence import (
 from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
 from zlint.verify.sites import CALLSITE_CODES, callsite_status, is_caller
+from zlint.verify.thresholds import known_ints, module_constants, threshold_sizes
 
 #: runtime-only codes: which evidence kinds each one reports
 RUNTIME_CODES = {
@@ -92,7 +94,6 @@ def examples_files(paths: Iterable[str], configured: Iterable[str] = ()) -> list
     return list(dict.fromkeys(found))
 
 
-MAX_THRESHOLD = 4096
 def caveats(report: FunctionReport) -> list[str]:
     """One line per effect that :func:`is_mode_caveat` sets aside."""
     out = []
@@ -135,19 +136,6 @@ def related_lines(func: ast.AST, line: int) -> set[int]:
     return out
 
 
-def threshold_sizes(func: ast.AST, lines: set[int], sizes: tuple[int, ...]) -> list[int]:
-    """Sizes that make a flagged comparison with a constant flip (``n > 32``: 32 and 33) when the
-    sweep does not already cross it."""
-    extra: list[int] = []
-    for node in ast.walk(func):
-        if isinstance(node, ast.Compare) and node.lineno in lines:
-            for part in [node.left, *node.comparators]:
-                is_int = isinstance(part, ast.Constant) and type(part.value) is int
-                if is_int and max(sizes) < part.value <= MAX_THRESHOLD:
-                    extra += [part.value, part.value + 1]
-    return [n for n in dict.fromkeys(extra) if n not in sizes]
-
-
 #: what each kind of evidence costs the user, in words
 _COSTS = {
     MISMATCH: "wrong result", DATA_DEPENDENT: "compile error", CONSTRAINT: "compile error",
@@ -169,19 +157,22 @@ def cost_of(found: list[Evidence], report: FunctionReport) -> str:
     return "; ".join([kinds, *extra])
 
 
-def not_compiled_everywhere(report: FunctionReport, lines: list[int]) -> str:
+def not_compiled_everywhere(report: FunctionReport, lines: list[int], order: CallPaths | None = None) -> str:
     """Why silence at ``lines`` proves nothing (empty: the lines ran compiled at every swept size
-    in every mode): eager failures, sizes that did not compile, an earlier graph break."""
+    in every mode): eager failures, sizes that did not compile, an earlier graph break. ``order``
+    places lines of helpers the verified function calls (without it, only its own lines count,
+    in line order)."""
     span = (report.first_line, report.last_line)
-    if span[0] and not any(span[0] <= line <= span[1] for line in lines):
-        # effects are placed on frames of the verified function: a helper's guard shows at the
-        # call inside it, so silence at the helper's own line proves nothing
+    inside = any(span[0] <= line <= span[1] for line in lines)
+    if span[0] and not inside and not (order is not None and any(order.reaches(line) for line in lines)):
+        # effects are placed on the innermost frame in the file, but this line is in no function
+        # the verified one calls: silence here proves nothing
         return (f"outside the verified function (lines {span[0]}-{span[1]}): what this line costs "
                 "shows at its call there")
     if report.eager_errors:
         sizes = ",".join(map(str, sorted(report.eager_errors)))
         return f"eager failed at sizes {sizes} ({next(iter(report.eager_errors.values()))}): not compiled there"
-    first = min(lines)
+    first = order.first(lines) if order is not None else min(lines)
     for run in report.runs:
         if run.skipped:
             return f"{run.mode} mode not run ({run.skipped})"
@@ -189,23 +180,33 @@ def not_compiled_everywhere(report: FunctionReport, lines: list[int]) -> str:
         if missing:
             return f"compiling failed in {run.mode} mode at sizes {','.join(map(str, missing))}"
     for e in report.evidence:
-        if e.kind == GRAPH_BREAK and (e.line is None or e.line < first):
+        if e.kind == GRAPH_BREAK and _precedes(e.line, first, order):
             where = f"line {e.line}" if e.line else "a line outside the function"
             return f"skipped by an earlier graph break at {where} ({e.mode} mode): the rest may have run eagerly"
     return ""
 
 
-def status_for(report: FunctionReport, lines: list[int]) -> dict:
-    """The ``verify`` field of a static finding whose effects may show at ``lines``."""
+def _precedes(earlier: int | None, line: int, order: CallPaths | None) -> bool:
+    """Whether an effect at ``earlier`` may run before ``line`` (unknown: it may)."""
+    if order is not None:
+        return order.precedes(earlier, line)
+    return earlier is None or earlier < line
+
+
+def status_for(report: FunctionReport, lines: list[int], order: CallPaths | None = None) -> dict:
+    """The ``verify`` field of a static finding whose effects may show at ``lines``; ``order``
+    places lines of helpers the verified function calls (:class:`CallPaths`)."""
     info: dict = {"status": UNVERIFIABLE, "function": report.target.rsplit("::", 1)[-1]}
     if report.unverifiable:
         info["reason"] = report.unverifiable
         return info
     relevant = [e for e in report.evidence if e.line in set(lines) and not is_mode_caveat(e)]
     costly = [e for e in relevant if _costly(e, report)]
+    first = order.first(lines) if order is not None else min(lines)
     masking = sorted({
         e.line for e in report.evidence
-        if e.kind == SPECIALIZATION and e.mode == "default" and e.line is not None and e.line < min(lines)
+        if e.kind == SPECIALIZATION and e.mode == "default" and e.line is not None and e.line not in lines
+        and _precedes(e.line, first, order)
     })
     if not costly and masking:
         # the size is a constant after that line: nothing later can guard on it, so silence here
@@ -215,9 +216,19 @@ def status_for(report: FunctionReport, lines: list[int]) -> dict:
             "can guard on it; verify this line in a function of its own"
         )
         return info
-    unreached = "" if costly else not_compiled_everywhere(report, lines)
+    unreached = "" if costly else not_compiled_everywhere(report, lines, order)
     if unreached:
         info["reason"] = unreached
+        return info
+    if not costly and any(n in report.unreached for n in lines):
+        # the helper holding the line never ran with these inputs: nothing was compiled there
+        info["reason"] = (f"not reached: {info['function']} did not call the function holding this line at any "
+                          "swept size")
+        return info
+    unswept = next((report.open_thresholds[n] for n in sorted(lines) if n in report.open_thresholds), "")
+    if not costly and unswept:
+        # synthesized inputs that may never flip the comparison: silence proves nothing
+        info["reason"] = unswept
         return info
     shown = costly or relevant
     info.update(
@@ -375,20 +386,37 @@ def verify(
                     callers.setdefault((path, qualname), [])
                 else:
                     targets.setdefault((path, qualname), [])
+        own = {key: list(lines) for key, lines in targets.items()}
+        for (path, qualname), lines in own.items():
+            func = _parsed_function(path, qualname, trees)
+            for line in lines:
+                related[(path, qualname, line)] = related_lines(func, line) if func is not None else {line}
+        # a helper's findings are verified through a function of the same file that calls it
+        registered_keys = {tuple(k) for k in registered if tuple(k) not in sweep}
+        routes = route_helpers(own, registered_keys, set(callers), trees)
+        through: dict[tuple[str, str], set[int]] = defaultdict(set)  # entry -> helper lines it covers
+        for helper, entry in routes.items():
+            targets.setdefault(entry, [])
+            for line in own[helper]:
+                through[entry] |= related[(helper[0], helper[1], line)]
+            if entry in registered_keys:
+                del targets[helper]  # the entry's real inputs decide; invented ones would not add to them
         keys = [k for k in targets if k[0] not in skip]
         caller_keys = [k for k in callers if k[0] not in skip]
         jobs = []
         for path, qualname in keys:
-            focus = set(targets[(path, qualname)])
+            focus = set(through.get((path, qualname), set()))
             sizes = list(options.sizes)
             func = _parsed_function(path, qualname, trees)
+            for line in targets[(path, qualname)]:
+                focus |= related.get((path, qualname, line), {line})
             if func is not None:
-                for line in list(focus):
-                    related[(path, qualname, line)] = related_lines(func, line)
-                    focus |= related[(path, qualname, line)]
-                sizes += threshold_sizes(func, set(targets[(path, qualname)]), options.sizes)
+                tree = trees.get(path)
+                sizes += threshold_sizes(func, targets[(path, qualname)], options.sizes, known_ints(tree, func))
+                if through.get((path, qualname)) and tree is not None:  # literals and constants only
+                    sizes += threshold_sizes(tree, through[(path, qualname)], sizes, module_constants(tree))
             jobs.append({
-                "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": sizes,
+                "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": list(dict.fromkeys(sizes)),
                 "modes": list(options.modes), "backend": backend, "device": device, "examples": example_files,
             })
         for path, qualname in caller_keys:
@@ -407,8 +435,10 @@ def verify(
     caller_reports = {key: FunctionReport.from_dict(r) for key, r in zip(caller_keys, results[len(keys):]) if r}
     caller_covered: dict[tuple[str, str], set[int]] = defaultdict(set)
     out: list[Diagnostic] = []
-    static_by_function: dict[tuple[str, str], set[int]] = defaultdict(set)
+    static_by_file: dict[str, set[int]] = defaultdict(set)  # effects may land on any line of the file
     display_path: dict[str, str] = {}
+    orders: dict[tuple[str, str], CallPaths | None] = {}
+    graphs: dict[str, CallGraph | None] = {}
     for d in diagnostics:
         key = (os.path.realpath(d.path), d.function or "")
         display_path.setdefault(key[0], d.path)
@@ -424,15 +454,30 @@ def verify(
             # a call-site finding inside a function verified anyway: confirmed only by evidence
             if not any(e.line in lines for e in report.evidence):
                 report = None
-        if report is None:
+        entry = routes.get(key) if _verifiable_code(d.code) else None
+        candidates = [(k, r) for k, r in ((entry, reports.get(entry)), (key, report)) if r is not None]
+        if not candidates:
             out.append(_unverified(d))
             continue
-        static_by_function[key] |= lines
-        out.append(replace(d, verify=status_for(report, sorted(lines))))
+        static_by_file[key[0]] |= lines
+        infos = []
+        for verified_key, verified in candidates:
+            if verified_key not in orders:
+                _parsed_function(*verified_key, trees)
+                tree = trees.get(verified_key[0])
+                if verified_key[0] not in graphs:
+                    graphs[verified_key[0]] = CallGraph(tree) if tree is not None else None
+                orders[verified_key] = CallPaths.of(graphs[verified_key[0]], verified_key[1])
+            infos.append(status_for(verified, sorted(lines), orders[verified_key]))
+        info = pick(infos)
+        if info.get("function") != d.function:
+            info["through"] = info["function"]  # verified with that function's inputs: it calls this one
+        out.append(replace(d, verify=info))
+    runtime: dict[tuple[str, int, str], Diagnostic] = {}
     for key, report in reports.items():
         path = display_path.get(key[0]) or _display(key[0], paths)
         found = runtime_diagnostics(
-            report, static_by_function.get(key, set()), path, _def_line(report), enabled_for.get(key[0], frozenset())
+            report, static_by_file.get(key[0], set()), path, _def_line(report), enabled_for.get(key[0], frozenset())
         )
         if found:
             try:
@@ -440,7 +485,9 @@ def verify(
                 found = list(noqa.filter_suppressed(found, lines))
             except (OSError, UnicodeDecodeError):
                 pass
-        out.extend(found)
+        for finding in found:  # a helper's line seen from two jobs: report it once
+            runtime.setdefault((finding.path, finding.line, finding.code), finding)
+    out.extend(runtime.values())
     for key, report in caller_reports.items():
         path = display_path.get(key[0]) or _display(key[0], paths)
         found = runtime_diagnostics(
@@ -455,6 +502,50 @@ def verify(
                 pass
         out.extend(found)
     return share_evidence(sorted(out)), [*reports.values(), *caller_reports.values()]
+
+
+def route_helpers(
+    targets: dict[tuple[str, str], list[int]], registered: set[tuple[str, str]], callers: set[tuple[str, str]],
+    trees: dict,
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """For each function with findings and no example of its own, the function of the same file
+    whose run verifies it: one that calls it (directly or through other helpers) and is compiled
+    anyway: registered first, then one with findings of its own or a module's ``forward``, the
+    nearest first. Functions that compile or export things themselves are run, not compiled."""
+    routes = {}
+    graphs: dict[str, CallGraph] = {}
+    for path, qualname in targets:
+        if (path, qualname) in registered or _parsed_function(path, qualname, trees) is None:
+            continue
+        if path not in graphs:
+            graphs[path] = CallGraph(trees[path])
+        best = None
+        for name, depth in graphs[path].callers(qualname):
+            key = (path, name)
+            node = _parsed_function(path, name, trees)
+            if key in callers or node is None or is_caller(node):
+                continue
+            if key in registered or key in targets or name.rsplit(".", 1)[-1] == "forward" and "." in name:
+                rank = (key not in registered, depth, node.lineno)
+                if best is None or rank < best[0]:
+                    best = (rank, key)
+        if best is not None:
+            routes[(path, qualname)] = best[1]
+    return routes
+
+
+def pick(infos: list[dict]) -> dict:
+    """One verdict from the runs that verified a finding (its caller's first, then its own): a
+    cost any of them observed, else the first run's verdict unless it could not decide."""
+    confirmed = next((i for i in infos if i["status"] == CONFIRMED), None)
+    if confirmed is not None:
+        return confirmed
+    decided = next((i for i in infos if i["status"] != UNVERIFIABLE), None)
+    if decided is not None or len(infos) == 1:
+        return decided or infos[0]
+    # no run could decide: say why for each
+    reasons = [f"through {i['function']}: {i.get('reason', '')}" for i in infos[:-1]]
+    return dict(infos[-1], reason="; ".join([*reasons, f"on its own: {infos[-1].get('reason', '')}"]))
 
 
 def _registers_examples(path: str) -> bool:

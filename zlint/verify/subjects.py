@@ -19,6 +19,7 @@ from typing import Any
 
 import zlint.verify.examples as examples
 from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs, rank_of_layer
+from zlint.verify.thresholds import known_ints, open_thresholds
 
 
 class Unverifiable(Exception):
@@ -252,8 +253,10 @@ def _locate(path: str, qualname: str) -> _Located:
     return found
 
 
-def build(path: str, qualname: str, focus_lines: list[int]):
-    """A :class:`zlint.verify.probe.Subject` for ``qualname`` in ``path``, plus where inputs came from."""
+def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | None = None):
+    """A :class:`zlint.verify.probe.Subject` for ``qualname`` in ``path``, plus where inputs came
+    from. With synthesized inputs, the subject also says which flagged comparisons the sweep
+    (``sizes``) may never flip (:func:`zlint.verify.thresholds.open_thresholds`)."""
     from zlint.verify.probe import Subject, normalize_call
 
     found = _locate(path, qualname)
@@ -262,11 +265,12 @@ def build(path: str, qualname: str, focus_lines: list[int]):
     # a function decorated with @torch.compile: verify what it wraps
     call = getattr(call, "_torchdynamo_orig_callable", call)
 
+    open_lines: dict[int, str] = {}
     if registered is not None:
         make = lambda n: normalize_call(registered.make_inputs(n))  # noqa: E731
         source, detail = "registered", "registered example"
     else:
-        plan = plan_inputs(found.node, focus_lines, found.is_method)
+        plan = plan_inputs(found.node, focus_lines, found.is_method, known_ints(found.tree, found.node))
         if plan.problem:
             raise Unverifiable(plan.problem)
         if found.is_method:
@@ -275,7 +279,9 @@ def build(path: str, qualname: str, focus_lines: list[int]):
         source, detail = plan.source, plan.describe()
         if found.built:
             detail = f"{detail} on {found.built}"
-    subject = Subject(call, make, str(found.file), found.first, found.last, qualname)
+        if sizes:
+            open_lines = open_thresholds(found.tree, focus_lines, sizes, found.node, plan.size_names)
+    subject = Subject(call, make, str(found.file), found.first, found.last, qualname, open_thresholds=open_lines)
     return subject, source, detail, (registered.sizes if registered else None)
 
 

@@ -44,6 +44,8 @@ class Plan:
     #: tensor parameters whose rank nothing in the source fixed, and the ``self.<name>(param)``
     #: submodules they are passed to: the built module's layer types can still fix it
     submodules: dict[str, list[str]] = field(default_factory=dict)
+    #: local names bound to a size of a parameter (``n = x.size(0)``)
+    size_names: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
         parts = []
@@ -158,8 +160,10 @@ def _op_need(callee: str) -> tuple[int | None, str | None]:
 class _Usage(ast.NodeVisitor):
     """Per parameter: the rank its uses need, and which (param, dim) each size name stands for."""
 
-    def __init__(self, params: set[str]) -> None:
+    def __init__(self, params: set[str], constants: dict[str, int] | None = None) -> None:
         self.params = params
+        #: names with a known int value (a parameter left at ``axis: int = -1``, a module constant)
+        self.constants = constants or {}
         self.min_rank: dict[str, int] = {}
         self.exact_rank: dict[str, int] = {}
         self.used_as_tensor: set[str] = set()
@@ -184,19 +188,25 @@ class _Usage(ast.NodeVisitor):
                 refs.add((sub.iter.id, 0))
         return refs
 
+    def _index(self, node: ast.expr) -> int | None:
+        found = _int_index(node)
+        if found is None and isinstance(node, ast.Name):
+            found = self.constants.get(node.id)
+        return found
+
     def _size_of(self, node: ast.AST) -> tuple[str, int] | None:
         # x.size(i) / x.shape[i] / len(x) / x.numel()
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = node.func.value
             if isinstance(owner, ast.Name) and owner.id in self.params:
-                if node.func.attr == "size" and len(node.args) == 1 and _int_index(node.args[0]) is not None:
-                    return owner.id, _int_index(node.args[0])
+                if node.func.attr == "size" and len(node.args) == 1 and self._index(node.args[0]) is not None:
+                    return owner.id, self._index(node.args[0])
                 if node.func.attr in ("numel", "nelement") and not node.args:
                     return owner.id, 0
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
             owner = node.value.value
             if node.value.attr == "shape" and isinstance(owner, ast.Name) and owner.id in self.params:
-                index = _int_index(node.slice)
+                index = self._index(node.slice)
                 if index is not None:
                     return owner.id, index
         if isinstance(node, ast.Call) and _dotted(node.func) == "len" and len(node.args) == 1:
@@ -303,22 +313,29 @@ class _Usage(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def plan_inputs(func: ast.FunctionDef | ast.AsyncFunctionDef, focus_lines: list[int], is_method: bool) -> Plan:
-    """A plan for calling ``func``: sizes swept where the ``focus_lines`` read them."""
+def plan_inputs(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, focus_lines: list[int], is_method: bool,
+    constants: dict[str, int] | None = None,
+) -> Plan:
+    """A plan for calling ``func``: sizes swept where the ``focus_lines`` read them. ``constants``
+    are names with known int values (:func:`zlint.verify.thresholds.known_ints`): a dim read as
+    ``x.shape[axis]`` with ``axis: int = -1`` is dim -1."""
     args = func.args
     positional = [*args.posonlyargs, *args.args]
     if is_method and positional:
         positional = positional[1:]
     defaults_from = len(positional) - len(args.defaults)
+    defaults = {a.arg for a in positional[defaults_from:]}
+    defaults |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
     names = {a.arg for a in positional} | {a.arg for a in args.kwonlyargs}
-    usage = _Usage(names)
+    usage = _Usage(names, {k: v for k, v in (constants or {}).items() if k not in names or k in defaults})
     usage.visit(func)
     # size names bound on one line and read on another need a second pass over assignments
     usage.visit(func)
 
     jax = {a.arg: _jaxtyping(a.annotation) for a in [*positional, *args.kwonlyargs]}
     source = "annotations" if any(jax.values()) else "synthesized"
-    plan = Plan(source)
+    plan = Plan(source, size_names=sorted(usage.size_names))
     entries = [(a, i >= defaults_from) for i, a in enumerate(positional)]
     entries += [(a, d is not None) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
     for arg, has_default in entries:

@@ -109,7 +109,9 @@ def run_job(job: dict, probers: dict, loaded: set) -> dict:
     loaded.update(new)
     problems = subjects.load_examples(new)
     try:
-        subject, source, detail, sizes = subjects.build(job["path"], job["qualname"], job.get("focus", []))
+        subject, source, detail, sizes = subjects.build(
+            job["path"], job["qualname"], job.get("focus", []), list(job["sizes"])
+        )
     except subjects.Unverifiable as exc:
         return _unverifiable(job, str(exc), started)
     except BaseException as exc:  # the user's module failed to import
