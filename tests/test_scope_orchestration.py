@@ -4,6 +4,9 @@ wins over every name or class heuristic, and only explicit markers win over reac
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 import textwrap
 
 from zlint.facts.project_scope import classify, summarize
@@ -567,3 +570,38 @@ def test_blocks_that_end_by_raising_are_the_error_path():
                 return x
         """
     ) == [forward, error, forward, error, forward, error, forward, forward]
+
+
+def test_the_reason_does_not_depend_on_the_hash_seed():
+    # two compiled callers reach one helper: which one the reason names must not vary by run
+    script = textwrap.dedent(
+        '''
+        import ast
+        from zlint.facts.project_scope import classify, summarize
+        src = """
+        from torch import nn
+
+        def blend(x):
+            return x
+
+        class Vae(nn.Module):
+            def forward(self, x):
+                return self.tiled_decode(x) + self.tiled_encode(x)
+
+            def tiled_decode(self, x):
+                return blend(x)
+
+            def tiled_encode(self, x):
+                return blend(x)
+        """
+        print(classify([summarize("m.py", ast.parse(src))])["m.py"].classify(5))
+        '''
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in range(6)
+    }
+    assert len(seen) == 1, seen

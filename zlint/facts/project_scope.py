@@ -836,7 +836,7 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
 
     while work:  # what compiled code calls is compiled
         key = work.pop()
-        for callee in calls.get(key, ()):
+        for callee in sorted(calls.get(key, ())):  # sorted: the same reason on every run
             if callee not in verdict:
                 verdict[callee] = (COMPILED, f"called from {key[1]}")
                 work.append(callee)
