@@ -334,7 +334,8 @@ def test_linting_never_imports_or_executes_the_code(tmp_path):
         write(tmp_path / "pkg" / name, payload)
     write(tmp_path / "pkg" / "torch.py", payload)  # a module shadowing torch in the linted tree
     # run from inside the linted directory: its torch.py and sitecustomize.py are on sys.path
-    run = zlint("--select", "ALL", ".", cwd=tmp_path / "pkg")
+    # --scope all: conftest.py is test code, whose findings are hidden by default
+    run = zlint("--select", "ALL", "--scope", "all", ".", cwd=tmp_path / "pkg")
     assert run.returncode == 1
     assert len(run.stdout.splitlines()) >= 8
     assert not sentinel.exists()
