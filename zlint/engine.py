@@ -19,7 +19,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider
 
-from zlint import noqa, prepass, registry
+from zlint import candidates, noqa, prepass, registry
 from zlint import rules as rule_modules
 from zlint.batched import FastWrapper, visit_batched
 from zlint.diagnostics import Diagnostic, FileError
@@ -106,8 +106,15 @@ def run_rules(
 
 
 def _parse_and_run(
-    text: str, path: str, rules: list[type[Rule]], settings: Settings, tree: ast.Module | None = None
+    text: str, path: str, rules: list[type[Rule]], settings: Settings, tree: ast.Module | None = None,
+    reduced: candidates.Plan | None = None,
 ) -> list[Diagnostic] | FileError:
+    """Parse ``text`` (or the ``reduced`` text of the candidate stage) and run ``rules``."""
+    if reduced is not None:
+        outcome = _parse_and_run(reduced.text, path, rules, settings)
+        if isinstance(outcome, FileError):
+            return outcome
+        return [d for d in outcome if not reduced.drops(d.line)]
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -167,9 +174,15 @@ def lint_source(
             rules = list(prepass.relevant_rules(text, tree, rules, settings))
         except RecursionError:  # a pathological nesting depth: let the full path report it
             pass
+    reduced = None
+    if rules and not (full_path if full_path is not None else full_path_default()):
+        try:
+            reduced = candidates.plan(text, tree, rules, settings)
+        except RecursionError:
+            pass
     diagnostics: list[Diagnostic] = []
     if rules:
-        outcome = _parse_and_run(text, path, rules, settings, tree=tree)
+        outcome = _parse_and_run(text, path, rules, settings, tree=tree, reduced=reduced)
         if isinstance(outcome, FileError):
             result.error = outcome
             return result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import int_value, keyword, method_name, positional, snippet, torch_function
@@ -14,6 +15,7 @@ OPS = frozenset({"unbind", "split", "chunk", "tensor_split"})
 class OutputCountDependsOnSize(Rule):
     code = "ZL204"
     trigger_words = OPS
+    candidate = staticmethod(spells(OPS))
     name = "output-count-depends-on-size"
     summary = "`unbind`/`split`/`chunk`/`tensor_split` whose number of outputs depends on a size"
 

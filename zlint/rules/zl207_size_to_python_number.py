@@ -14,6 +14,7 @@ CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt",
 class SizeToPythonNumber(BeforeSymbolicRelease):
     code = "ZL207"
     trigger_words = SIZE_WORDS
+    candidate = staticmethod(lambda s, _: s.sized_argument(c.rsplit(".", 1)[-1] for c in CONVERSIONS))
     name = "size-to-python-number"
     summary = "`int()`/`float()`/`math.ceil()` of a tensor size (specializes on torch before 2.13)"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.rules.calls import method_name, snippet, torch_function
 from zlint.rules.versioned import BeforeSymbolicRelease
 
@@ -11,6 +12,7 @@ from zlint.rules.versioned import BeforeSymbolicRelease
 class SqueezeWithoutDim(BeforeSymbolicRelease):
     code = "ZL208"
     trigger_words = frozenset({"squeeze"})
+    candidate = staticmethod(spells(trigger_words))
     name = "squeeze-without-dim"
     summary = "`x.squeeze()` without a dim (guards every dim on torch before 2.13)"
 

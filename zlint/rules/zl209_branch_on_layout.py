@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.facts.size_facts import Fact
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import method_name, snippet
@@ -21,6 +22,7 @@ def _layout_call(node: cst.BaseExpression) -> bool:
 class BranchOnLayout(BranchRule):
     code = "ZL209"
     trigger_words = LAYOUT_METHODS
+    candidate = staticmethod(spells(LAYOUT_METHODS))
     name = "branch-on-layout"
     summary = "Control flow on memory layout: `if x.is_contiguous():`, branching on strides"
 
