@@ -31,17 +31,27 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from zlint.facts.evidence import NON_TENSOR_TYPES
-from zlint.facts.size_facts import NON_TENSOR_METHODS, SIZE_WORDS
+from zlint.facts.evidence import (
+    DIM_KEYWORDS,
+    NON_TENSOR_TYPES,
+    NOT_TENSOR_FIRST,
+    NUMPY_SHARED_METHODS,
+    SHAPED_ATTRIBUTES,
+    TENSOR_ATTRIBUTES,
+    TENSOR_METHODS,
+)
+from zlint.facts.size_facts import (
+    MASK_PRESERVING_METHODS,
+    NON_TENSOR_METHODS,
+    NON_TENSOR_TORCH,
+    TENSOR_ONLY_METHODS,
+)
+from zlint.facts.values import MASK_METHODS
 from zlint.source import ODD_SEPARATORS
 
 if TYPE_CHECKING:
     from zlint.settings import Settings
 
-#: Attributes and methods whose value is a size or a shape (``x.shape``, ``x.size(0)``,
-#: ``x.numel()``, ``torch.numel(x)``), and ``len()``: the sources of every size fact
-#: (:mod:`zlint.facts.size_facts`, whose fast-path words these are).
-SIZE_SOURCES = SIZE_WORDS
 #: The attributes of a tensor that are tensors again (``x.T``, ``x.max(dim=1).values``).
 TENSOR_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag", "values", "indices"})
 #: Comparison operators that give an elementwise mask on a tensor (``is``/``in`` do not).
@@ -51,6 +61,13 @@ _NON_TENSOR_ANNOTATION = NON_TENSOR_TYPES | {
     "None", "Optional", "Union", "bool", "int", "float", "str", "bytes", "complex", "list", "dict", "tuple", "set",
     "typing",
 }
+#: Uses of a name that the evidence (zlint.facts.evidence) takes for a tensor's.
+_EVIDENCE_ATTRIBUTES = TENSOR_ATTRIBUTES | SHAPED_ATTRIBUTES
+_EVIDENCE_METHODS = TENSOR_METHODS | NUMPY_SHARED_METHODS
+#: Methods that give a size, a shape or a rank of any receiver.
+_SIZE_METHODS = frozenset({"size", "numel", "nelement", "dim", "ndimension"})
+#: Methods and torch functions that give a tuple of tensors.
+_SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
@@ -126,8 +143,25 @@ class ModuleIndex:
                 for alias in node.names:
                     if alias.name != "*":
                         self.imported.setdefault(alias.asname or alias.name, set()).add(f"{node.module}.{alias.name}")
-        #: names bound outside functions from a size (a function reads them through the module)
-        self.sized_globals: frozenset[str] = frozenset()
+
+        #: (class name or None, function name) -> the summary of that helper (filled by plan)
+        self.helpers: dict[tuple[str | None, str], FunctionSummary] = {}
+        self._returning: set[tuple[int, str]] = set()
+
+    def returns(self, owner: str | None, name: str, kind: str) -> bool:
+        """Whether the same-module helper ``name`` (a method of class ``owner``) may return a
+        value of ``kind`` ("tensor" or "size"); True when unknown or recursive."""
+        summary = self.helpers.get((owner, name))
+        if summary is None:
+            return (name in self.functions) if owner is None else name in self.methods.get(owner, ())
+        key = (id(summary), kind)
+        if key in self._returning:
+            return True
+        self._returning.add(key)
+        try:
+            return summary.returns_may(kind)
+        finally:
+            self._returning.discard(key)
 
     def qualified(self, node: ast.AST) -> set[str]:
         """Every qualified name a Name/Attribute chain may stand for (imports in any order)."""
@@ -153,13 +187,29 @@ class Unit:
 
 
 class FunctionSummary:
-    """What one function's code can give a rule, over-approximated from its ``ast``."""
+    """What one function's code can give a rule, over-approximated from its ``ast``.
 
-    def __init__(self, node: ast.AST, index: ModuleIndex, classes: Sequence[str] = ()) -> None:
+    Three flow-insensitive readings of the function mirror the facts (:mod:`zlint.facts`): which
+    expressions may be a *tensor* (or a tuple of tensors), which a *mask* (a bool tensor), and
+    which a *size* (a size, a shape or a comparison of one). A name may hold one when any of its
+    bindings in the function (or, for a name it does not bind, at module level) may, or, for
+    tensors, when the function's code gives evidence that it is one (``x.device``,
+    ``x.masked_fill(...)``, ``torch.relu(x)``), a tensor annotation or an ``isinstance`` check.
+    """
+
+    def __init__(
+        self, node: ast.AST, index: ModuleIndex, classes: Sequence[str] = (), module: FunctionSummary | None = None
+    ) -> None:
         self.node = node
         self.index = index
         self.classes = tuple(classes)
+        #: the summary of the module-level code: the names a function reads from there
+        self.module = module
         self.nodes: list[ast.AST] = list(ast.walk(node))
+        self._tensor_names: frozenset[str] = frozenset()
+        self._mask_names: frozenset[str] = frozenset()
+        self._size_names: frozenset[str] = frozenset()
+        self._predicate_names: frozenset[str] = frozenset()
 
     # -- words --------------------------------------------------------------------------------
     @cached_property
@@ -177,25 +227,7 @@ class FunctionSummary:
                 found.update(node.name.split("."))
         return frozenset(found)
 
-    # -- sizes --------------------------------------------------------------------------------
-    def _is_source(self, node: ast.AST, sized: frozenset[str]) -> bool:
-        if isinstance(node, ast.Attribute):
-            return node.attr in SIZE_SOURCES
-        if isinstance(node, ast.Name):
-            return node.id in sized or node.id in self.index.sized_globals or node.id == "len"
-        if isinstance(node, ast.Call):  # a same-module helper may return a size
-            func = node.func
-            if isinstance(func, ast.Name):  # a helper, or torch.numel imported under any name
-                return func.id in self.index.functions or any(
-                    q.rsplit(".", 1)[-1] in SIZE_SOURCES for q in self.index.imported.get(func.id, ())
-                )
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-                return any(func.attr in self.index.methods.get(c, ()) for c in self.classes)
-        return False
-
-    def _mentions(self, node: ast.AST | None, names: frozenset[str]) -> bool:
-        return node is not None and any(self._is_source(n, names) for n in ast.walk(node))
-
+    # -- bindings -----------------------------------------------------------------------------
     @cached_property
     def _bindings(self) -> list[tuple[list[str], ast.AST]]:
         """(names bound, the expression their value comes from) for every binding in the function."""
@@ -209,39 +241,287 @@ class FunctionSummary:
                 out.append((list(_targets(node.target)), node.iter))
         return out
 
-    def _closure(self, seed: Callable[[ast.AST, frozenset[str]], bool]) -> frozenset[str]:
-        """The names bound (transitively) from an expression that ``seed`` accepts."""
-        names: frozenset[str] = frozenset()
+    @cached_property
+    def _bound(self) -> frozenset[str]:
+        """Every name the function binds (a name it does not bind is read from the module)."""
+        found = {n.id for n in self.nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        for node in self.nodes:
+            if isinstance(node, ast.arg):
+                found.add(node.arg)
+        return frozenset(found)
+
+    def _closure(self, seed: frozenset[str], test: Callable[[ast.AST], bool], attribute: str) -> frozenset[str]:
+        """``seed`` and the names bound (transitively) from an expression ``test`` accepts; the
+        names found so far live in ``attribute`` while ``test`` runs."""
+        setattr(self, attribute, seed)
         changed = True
         while changed:
             changed = False
             for bound, value in self._bindings:
-                if not set(bound) <= names and seed(value, names):
-                    names = names | set(bound)
+                names = getattr(self, attribute)
+                if not set(bound) <= names and (
+                    test(value) or isinstance(value, (ast.Tuple, ast.List)) and any(test(e) for e in value.elts)
+                ):
+                    setattr(self, attribute, names | set(bound))
                     changed = True
-        return names
+        return getattr(self, attribute)
+
+    def _global(self, name: str, kind: str) -> bool:
+        module = self.module
+        return module is not None and name not in self._bound and name in getattr(module, kind)
+
+    # -- tensors ------------------------------------------------------------------------------
+    @cached_property
+    def tensor_names(self) -> frozenset[str]:
+        """Names that may hold a tensor or a tuple of tensors."""
+        seed: set[str] = set()
+        imported = self.index.imported
+        # outside functions no evidence is read (the module's and classes' own code)
+        for node in self.nodes if self.module is not None else ():
+            if isinstance(node, ast.arg) and node.annotation is not None and _may_annotate_tensor(node.annotation):
+                seed.add(node.arg)
+            elif isinstance(node, ast.AnnAssign) and _may_annotate_tensor(node.annotation):
+                seed.update(_targets(node.target))
+            elif isinstance(node, ast.Attribute) and node.attr in _EVIDENCE_ATTRIBUTES:
+                seed.update(_evidence_name(node.value, imported))
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and (
+                    func.attr in _EVIDENCE_METHODS or any(k.arg in DIM_KEYWORDS for k in node.keywords)
+                ):
+                    seed.update(_evidence_name(func.value, imported))
+                if node.args and (self._narrows_to_tensor(node) or self._feeds_tensor(func)):
+                    seed.update(_evidence_name(node.args[0], imported))
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                if isinstance(node.slice, ast.Compare):  # x[x > 0]
+                    seed.update(_evidence_name(node.value, imported))
+        return self._closure(frozenset(seed), self.may_be_tensor, "_tensor_names")
+
+    def _feeds_tensor(self, func: ast.AST) -> bool:
+        """``torch.relu(x)``, ``F.linear(x, w)``, ``self.conv(x)``: a call whose first argument
+        the evidence takes for a tensor."""
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            # a layer of the module (a method is none)
+            return not any(func.attr in self.index.methods.get(c, ()) for c in self.classes)
+        for qualified in self.index.qualified(func):
+            last = qualified.rsplit(".", 1)[-1]
+            if qualified.startswith("torch.nn.functional.") or (
+                qualified.startswith("torch.") and qualified.count(".") == 1 and last not in NOT_TENSOR_FIRST
+                and not last[:1].isupper() and not last.startswith(("is_", "_", "set_", "get_"))
+            ):
+                return True
+        return False
+
+    @staticmethod
+    def _narrows_to_tensor(call: ast.Call) -> bool:
+        """``isinstance(x, torch.Tensor)``: the branch it guards sees a tensor."""
+        if _callee(call) != "isinstance" or not isinstance(call.func, ast.Name) or len(call.args) != 2:
+            return False
+        spelled = ast.unparse(call.args[1])
+        return "Tensor" in spelled or "Parameter" in spelled
+
+    def may_be_tensor(self, node: ast.AST | None) -> bool:
+        """Whether the facts may make ``node`` a tensor, a mask or a tuple of tensors."""
+        if node is None:
+            return False
+        if isinstance(node, ast.Name):
+            return node.id in self._tensor_names or self._global(node.id, "tensor_names")
+        if isinstance(node, ast.Call):
+            return self._call_may_be_tensor(node)
+        if isinstance(node, ast.Subscript):
+            return self.may_be_tensor(node.value)
+        if isinstance(node, ast.Attribute):
+            return node.attr in TENSOR_VIEW_ATTRIBUTES and self.may_be_tensor(node.value)
+        if isinstance(node, ast.BinOp):
+            return isinstance(node.op, ast.MatMult) or self.may_be_tensor(node.left) or self.may_be_tensor(node.right)
+        if isinstance(node, ast.UnaryOp):
+            return not isinstance(node.op, ast.Not) and self.may_be_tensor(node.operand)
+        if isinstance(node, ast.IfExp):
+            return self.may_be_tensor(node.body) or self.may_be_tensor(node.orelse)
+        if isinstance(node, ast.NamedExpr):
+            return self.may_be_tensor(node.value)
+        if isinstance(node, ast.Compare):  # x > 0 on a tensor: a mask
+            return all(isinstance(op, _ELEMENTWISE) for op in node.ops) and any(
+                self.may_be_tensor(o) for o in (node.left, *node.comparators)
+            )
+        return False
+
+    def _call_may_be_tensor(self, node: ast.Call) -> bool:
+        func = node.func
+        if isinstance(func, ast.Call):
+            return True  # nn.Linear(a, b)(x)
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return False
+        if isinstance(func, ast.Attribute):
+            if func.attr in _SIZE_METHODS:
+                return False  # a size, a shape or a rank, whatever the receiver
+            if isinstance(func.value, ast.Name) and func.value.id == "self":
+                # a submodule (not a method here), or a helper method that may return a tensor
+                owners = [c for c in self.classes if func.attr in self.index.methods.get(c, ())]
+                return not owners or any(self.index.returns(c, func.attr, "tensor") for c in owners)
+        qualified = self.index.qualified(func)
+        if qualified:  # torch.relu(x), F.pad(x): only torch gives tensors
+            return any(_torch_tensor_function(q) for q in qualified)
+        if isinstance(func, ast.Name):
+            return func.id in self.index.functions and self.index.returns(None, func.id, "tensor")
+        method = func.attr
+        if method in NON_TENSOR_METHODS and method not in _SPLITS:
+            return False
+        if method in TENSOR_ONLY_METHODS or any(k.arg in DIM_KEYWORDS for k in node.keywords):
+            return True  # only a tensor has it: (coords == -1).all(dim=-1)
+        return not method.startswith("is_") and self.may_be_tensor(func.value)
 
     @cached_property
-    def sized_names(self) -> frozenset[str]:
-        """Names that may hold a size, a shape or a bool computed from one."""
-        return self._closure(self._mentions)
+    def mask_names(self) -> frozenset[str]:
+        """Names that may hold a bool tensor."""
+        seed = {
+            node.arg for node in self.nodes
+            if isinstance(node, ast.arg) and node.annotation is not None
+            and "BoolTensor" in ast.unparse(node.annotation)
+        }
+        self.tensor_names  # noqa: B018 - masks are tensors: computed first
+        return self._closure(frozenset(seed), self.may_be_mask, "_mask_names")
 
-    def sized(self, node: ast.AST | None) -> bool:
-        """Whether ``node`` may be (or hold) a size, a shape or a size comparison."""
-        return self._mentions(node, self.sized_names)
+    def may_be_mask(self, node: ast.AST | None) -> bool:
+        """Whether the facts may make ``node`` a bool tensor (``x > 0``, ``m & n``, ``x.isnan()``)."""
+        if node is None:
+            return False
+        if isinstance(node, ast.Name):
+            return node.id in self._mask_names or self._global(node.id, "mask_names")
+        if isinstance(node, ast.Compare):
+            return self.may_be_tensor(node)
+        if isinstance(node, ast.Call):
+            if not self._call_may_be_tensor(node):
+                return False
+            name = _callee(node)
+            if name in MASK_METHODS or name in {"any", "all"} or self._requests_bool(node):
+                return True
+            return name in MASK_PRESERVING_METHODS and isinstance(node.func, ast.Attribute) and self.may_be_mask(
+                node.func.value
+            )
+        if isinstance(node, ast.Subscript):
+            return self.may_be_mask(node.value)
+        if isinstance(node, ast.BinOp):
+            return isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and (
+                self.may_be_mask(node.left) or self.may_be_mask(node.right)
+            )
+        if isinstance(node, ast.UnaryOp):
+            return not isinstance(node.op, ast.Not) and self.may_be_mask(node.operand)
+        if isinstance(node, ast.NamedExpr):
+            return self.may_be_mask(node.value)
+        return False
 
-    def _compares_size(self, node: ast.AST, names: frozenset[str]) -> bool:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id in names:
+    def _requests_bool(self, node: ast.Call) -> bool:
+        """``dtype=torch.bool``, ``.to(torch.bool)``, ``"bool"``."""
+        for arg in _arguments(node):
+            if isinstance(arg, ast.Constant) and arg.value == "bool":
                 return True
-            if isinstance(sub, ast.Compare) and any(self.sized(o) for o in (sub.left, *sub.comparators)):
+            if "torch.bool" in self.index.qualified(arg):
                 return True
+        return False
+
+    # -- sizes --------------------------------------------------------------------------------
+    @cached_property
+    def size_names(self) -> frozenset[str]:
+        """Names that may hold a size, a shape or a comparison of one."""
+        self.tensor_names  # noqa: B018 - len(t) of a tensor is a size: computed first
+        return self._closure(frozenset(), self.may_be_size, "_size_names")
+
+    def may_be_size(self, node: ast.AST | None) -> bool:
+        """Whether the facts may make ``node`` a size, a shape or a comparison of a size."""
+        if node is None:
+            return False
+        if isinstance(node, ast.Name):
+            return node.id in self._size_names or self._global(node.id, "size_names")
+        if isinstance(node, ast.Attribute):
+            return node.attr == "shape"
+        if isinstance(node, ast.Call):
+            return self._call_may_be_size(node)
+        if isinstance(node, (ast.Subscript, ast.NamedExpr)):
+            return self.may_be_size(node.value)
+        if isinstance(node, ast.BinOp):
+            return self.may_be_size(node.left) or self.may_be_size(node.right)
+        if isinstance(node, ast.UnaryOp):
+            return self.may_be_size(node.operand)
+        if isinstance(node, ast.IfExp):
+            return self.may_be_size(node.body) or self.may_be_size(node.orelse)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return any(self.may_be_size(e) for e in node.elts)
+        if isinstance(node, ast.Compare):  # n > 1, n in (0, 1): not `n is None`
+            operands = [node.left, *node.comparators]
+            for i, op in enumerate(node.ops):
+                left, right = operands[i], operands[i + 1]
+                if isinstance(op, _ELEMENTWISE) and (self.may_be_size(left) or self.may_be_size(right)):
+                    return True
+                if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) and (
+                    self.may_be_size(left)
+                ):
+                    return True
+            return False
+        if isinstance(node, ast.BoolOp):
+            return any(self.may_be_size(v) for v in node.values)
+        if isinstance(node, ast.Starred):
+            return self.may_be_size(node.value)
+        return False
+
+    def _call_may_be_size(self, node: ast.Call) -> bool:
+        func = node.func
+        args = node.args
+        if isinstance(func, ast.Attribute):
+            if func.attr in {"size", "numel", "nelement"}:
+                return True
+            if isinstance(func.value, ast.Name) and func.value.id == "self":
+                return any(
+                    func.attr in self.index.methods.get(c, ()) and self.index.returns(c, func.attr, "size")
+                    for c in self.classes
+                )
+        if isinstance(func, ast.Name):
+            if func.id == "len":  # of a tensor: a size; of a parameter's shape: a static size
+                return bool(args) and (self.may_be_tensor(args[0]) or _static_shape(args[0]) or (
+                    not (isinstance(args[0], ast.Attribute) and args[0].attr == "shape") and self.may_be_size(args[0])
+                ))
+            if func.id in {"any", "all"}:
+                inner = args[0] if args else None
+                return isinstance(inner, (ast.GeneratorExp, ast.ListComp)) and self.may_be_size(inner.elt)
+            if func.id in {"int", "round", "abs", "min", "max"}:
+                return any(self.may_be_size(a) for a in args)
+            if func.id in self.index.functions:
+                return self.index.returns(None, func.id, "size")  # a helper returning a size
+        for qualified in self.index.qualified(func):
+            last = qualified.rsplit(".", 1)[-1]
+            if last == "numel" or last.startswith("sym_") or qualified.startswith("math."):
+                return last == "numel" or any(self.may_be_size(a) for a in args)
         return False
 
     @cached_property
     def predicate_names(self) -> frozenset[str]:
         """Names that may hold a comparison of a size (``small = n < 2``)."""
-        return self._closure(self._compares_size)
+        self.size_names  # noqa: B018
+        return self._closure(frozenset(), self.may_be_predicate, "_predicate_names")
+
+    def may_be_predicate(self, node: ast.AST | None) -> bool:
+        """Whether ``node`` may be a comparison of a size (a bool computed from one)."""
+        if isinstance(node, ast.Name):
+            return node.id in self._predicate_names or self._global(node.id, "predicate_names")
+        if isinstance(node, ast.Compare):
+            return self.may_be_size(node)
+        if isinstance(node, ast.BoolOp):
+            return any(self.may_be_predicate(v) for v in node.values)
+        if isinstance(node, ast.UnaryOp):
+            return self.may_be_predicate(node.operand)
+        if isinstance(node, ast.IfExp):
+            return self.may_be_predicate(node.body) or self.may_be_predicate(node.orelse)
+        if isinstance(node, ast.NamedExpr):
+            return self.may_be_predicate(node.value)
+        if isinstance(node, ast.Call) and _callee(node) in {"any", "all"}:
+            return self.may_be_size(node)
+        return False
+
+    def returns_may(self, kind: str) -> bool:
+        """Whether a ``return`` of this function (nested scopes excepted) may give ``kind``."""
+        test = self.may_be_tensor if kind == "tensor" else self.may_be_size
+        self.size_names  # noqa: B018 - the names first (tensors too)
+        return any(test(value) for value in _own_returns(self.node))
 
     def _calls(self, names: Iterable[str] | None = None) -> Iterator[ast.Call]:
         wanted = None if names is None else frozenset(names)
@@ -249,40 +529,49 @@ class FunctionSummary:
             if isinstance(node, ast.Call) and (wanted is None or _callee(node) in wanted):
                 yield node
 
+    # -- where the rules look -----------------------------------------------------------------
     @cached_property
     def tests(self) -> list[ast.AST]:
-        """The conditions of ``if``/``while``/ternaries/comprehension filters/``assert``."""
+        """The atoms of the conditions of ``if``/``while``/ternaries/comprehension filters/``assert``."""
         out: list[ast.AST] = []
         for node in self.nodes:
             if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-                out.append(node.test)
+                out.extend(_atoms(node.test))
             elif isinstance(node, ast.comprehension):
-                out.extend(node.ifs)
+                for test in node.ifs:
+                    out.extend(_atoms(test))
         return out
 
     @cached_property
     def sized_test(self) -> bool:
-        """A condition mentions a size (ZL101-ZL104)."""
-        return any(self.sized(test) for test in self.tests)
+        """A condition may test a size (ZL101-ZL104)."""
+        self.size_names  # noqa: B018
+        return any(self.may_be_size(atom) for atom in self.tests)
 
     @cached_property
     def sized_predicate_argument(self) -> bool:
         """A call argument may be a size comparison (``torch.where(n > 1, ...)``)."""
-        return any(
-            self._compares_size(arg, self.predicate_names) for call in self._calls() for arg in _arguments(call)
-        )
+        self.predicate_names  # noqa: B018
+        return any(self.may_be_predicate(arg) for call in self._calls() for arg in _arguments(call))
 
-    def sized_argument(self, callees: Iterable[str]) -> bool:
-        """A call of one of ``callees`` (last name) takes an argument that may be a size."""
-        return any(self.sized(arg) for call in self._calls(callees) for arg in _arguments(call))
+    def sized_argument(self, callees: Iterable[str], first: bool = False) -> bool:
+        """A call of one of ``callees`` (last name) takes an argument (``first``: as its first
+        positional argument) that may be a size."""
+        self.size_names  # noqa: B018
+        for call in self._calls(callees):
+            args = call.args[:1] if first else _arguments(call)
+            if any(self.may_be_size(arg) for arg in args):
+                return True
+        return False
 
     @cached_property
     def sized_repeat(self) -> bool:
         """``[0] * n``: a list literal repeated a size times."""
+        self.size_names  # noqa: B018
         return any(
             isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
             and any(
-                isinstance(items, (ast.List, ast.Tuple)) and self.sized(count)
+                isinstance(items, (ast.List, ast.Tuple)) and self.may_be_size(count)
                 for items, count in ((node.left, node.right), (node.right, node.left))
             )
             for node in self.nodes
@@ -291,96 +580,58 @@ class FunctionSummary:
     @cached_property
     def sized_key(self) -> bool:
         """A size indexes, keys or is looked up in something (``cache[n]``, ``{n: v}``, ``n in seen``)."""
+        self.size_names  # noqa: B018
         for node in self.nodes:
             if isinstance(node, ast.Subscript):
                 index = node.slice
-                parts = index.elts if isinstance(index, ast.Tuple) else [index]
-                if not any(isinstance(p, ast.Slice) for p in parts) and self.sized(index):
+                if not isinstance(index, ast.Slice) and not (
+                    isinstance(index, ast.Tuple) and any(isinstance(p, ast.Slice) for p in index.elts)
+                ) and self.may_be_size(index):
                     return True
-            elif isinstance(node, ast.Dict) and any(self.sized(k) for k in node.keys if k is not None):
+            elif isinstance(node, ast.Dict) and any(self.may_be_size(k) for k in node.keys if k is not None):
                 return True
-            elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
-                if self.sized(node):
+            elif isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                if any(isinstance(op, (ast.In, ast.NotIn)) and self.may_be_size(operands[i])
+                       for i, op in enumerate(node.ops)):
                     return True
-        return self.sized_argument(("get", "setdefault", "pop", "__getitem__", "__contains__"))
+        return self.sized_argument(("get", "setdefault", "pop", "__getitem__", "__contains__"), first=True)
 
     @cached_property
     def sized_format(self) -> bool:
         """A size formatted into a string (f-string, ``str()``, ``%``, ``.format()``)."""
+        self.size_names  # noqa: B018
         for node in self.nodes:
-            if isinstance(node, ast.FormattedValue) and self.sized(node.value):
+            if isinstance(node, ast.FormattedValue) and self.may_be_size(node.value):
                 return True
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.sized(node.right):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.may_be_size(node.right):
                 return True
         return self.sized_argument(("str", "repr", "format"))
 
-    # -- tensors ------------------------------------------------------------------------------
-    @cached_property
-    def non_tensor_names(self) -> frozenset[str]:
-        """Parameters that no code of the function can make a tensor: annotated with non-tensor
-        types only, never rebound, never narrowed by ``isinstance`` (and no nested scope)."""
-        if any(isinstance(n, _SCOPES) for n in self.nodes[1:]):
-            return frozenset()
-        node = self.node
-        if not isinstance(node, _FUNCTIONS):
-            return frozenset()
-        rebound = {n.id for n in self.nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        narrowed = {
-            call.args[0].id
-            for call in self._calls(("isinstance",))
-            if call.args and isinstance(call.args[0], ast.Name)
-        }
-        args = node.args
-        out = set()
-        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
-            if arg.annotation is not None and _non_tensor_annotation(arg.annotation):
-                out.add(arg.arg)
-        return frozenset(out - rebound - narrowed)
-
-    def may_be_tensor(self, node: ast.AST | None) -> bool:
-        """Whether the facts may make ``node`` a tensor (or a mask)."""
-        if node is None:
-            return False
-        if isinstance(node, ast.Name):
-            return node.id not in self.non_tensor_names
-        if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Name):  # an imported function or a same-module helper
-                return func.id in self.index.imported or func.id in self.index.functions
-            if isinstance(func, ast.Attribute):
-                receiver = func.value
-                if isinstance(receiver, ast.Name) and (receiver.id == "self" or receiver.id in self.index.imported):
-                    return True  # a helper method, a submodule, torch.<op>
-                return func.attr not in NON_TENSOR_METHODS and func.attr not in {"dim", "ndimension"} and not (
-                    func.attr.startswith("is_")
-                )
-            return True
-        if isinstance(node, ast.Subscript):
-            return self.may_be_tensor(node.value)
-        if isinstance(node, ast.Attribute):
-            return node.attr in TENSOR_VIEW_ATTRIBUTES and self.may_be_tensor(node.value)
-        if isinstance(node, ast.BinOp):
-            return self.may_be_tensor(node.left) or self.may_be_tensor(node.right)
-        if isinstance(node, ast.UnaryOp):
-            return not isinstance(node.op, ast.Not) and self.may_be_tensor(node.operand)
-        if isinstance(node, ast.IfExp):
-            return self.may_be_tensor(node.body) or self.may_be_tensor(node.orelse)
-        if isinstance(node, ast.NamedExpr):
-            return self.may_be_tensor(node.value)
-        if isinstance(node, ast.Compare):
-            return all(isinstance(op, _ELEMENTWISE) for op in node.ops) and any(
-                self.may_be_tensor(o) for o in (node.left, *node.comparators)
-            )
+    def tested_call(self, methods: frozenset[str]) -> bool:
+        """A condition's atom (or an operand of one, or an item of one) is a call of one of
+        ``methods``: ``if x.is_contiguous():``, ``if x.stride()[0] == 1:``."""
+        for atom in self.tests:
+            operands = [atom.left, *atom.comparators] if isinstance(atom, ast.Compare) else [atom]
+            for operand in operands:
+                if isinstance(operand, ast.Subscript):
+                    operand = operand.value
+                if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute) and (
+                    operand.func.attr in methods
+                ):
+                    return True
         return False
 
     @cached_property
     def tensor_test(self) -> bool:
         """A condition's atom may be a tensor (ZL303)."""
-        return any(self.may_be_tensor(atom) for test in self.tests for atom in _atoms(test))
+        self.tensor_names  # noqa: B018
+        return any(self.may_be_tensor(atom) for atom in self.tests)
 
     @cached_property
     def tensor_iteration(self) -> bool:
         """A loop, comprehension or iterating builtin may run over a tensor (ZL202)."""
+        self.tensor_names  # noqa: B018
         for node in self.nodes:
             if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and self.may_be_tensor(node.iter):
                 return True
@@ -388,30 +639,34 @@ class FunctionSummary:
 
     def tensor_argument(self, callees: Iterable[str]) -> bool:
         """A call of one of ``callees`` (last name) takes an argument that may be a tensor."""
+        self.tensor_names  # noqa: B018
         return any(self.may_be_tensor(arg) for call in self._calls(callees) for arg in _arguments(call))
 
     @cached_property
     def tensor_slice_bound(self) -> bool:
         """``x[:t.max()]``: a slice bound that may be a tensor."""
+        self.tensor_names  # noqa: B018
         return any(
             isinstance(node, ast.Slice) and (self.may_be_tensor(node.lower) or self.may_be_tensor(node.upper))
             for node in self.nodes
         )
 
     @cached_property
-    def tensor_index(self) -> bool:
-        """``x[m]``: a subscript whose first index may be a tensor (a mask)."""
+    def mask_index(self) -> bool:
+        """``x[m]``: a subscript whose first index may be a bool tensor (ZL305)."""
+        self.mask_names  # noqa: B018
         for node in self.nodes:
             if isinstance(node, ast.Subscript):
                 index = node.slice
                 first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
-                if self.may_be_tensor(first):
+                if self.may_be_mask(first):
                     return True
         return False
 
     @cached_property
     def tensor_unpacked(self) -> bool:
         """``a, b = x``: a tuple target bound from a value that may be a tensor."""
+        self.tensor_names  # noqa: B018
         return any(
             isinstance(node, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets)
             and self.may_be_tensor(node.value)
@@ -434,6 +689,48 @@ class FunctionSummary:
                     parts = alias.name.split(".")
                     found.update(".".join(parts[: i + 1]) for i in range(1, len(parts)))
         return frozenset(found)
+
+
+def _own_returns(node: ast.AST) -> Iterator[ast.AST]:
+    """The values of the ``return`` statements of a function, nested scopes excepted."""
+    todo = list(getattr(node, "body", ()))
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ast.Return):
+            if current.value is not None:
+                yield current.value
+        elif not isinstance(current, _SCOPES):
+            todo.extend(c for c in ast.iter_child_nodes(current) if isinstance(c, (ast.stmt, ast.excepthandler,
+                                                                                   ast.match_case)))
+
+
+def _static_shape(node: ast.AST) -> bool:
+    """``self.weight.shape``: the shape of a module's own attribute, maybe a parameter's."""
+    return isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(_head(node.value), ast.Name) and (
+        _head(node.value).id == "self"  # type: ignore[attr-defined]
+    )
+
+
+def _evidence_name(node: ast.AST, imported: dict[str, set[str]]) -> list[str]:
+    """``node`` as a name that evidence can make a tensor (not ``self``, not a module)."""
+    if isinstance(node, ast.Name) and node.id not in {"self", "cls"} and node.id not in imported:
+        return [node.id]
+    return []
+
+
+def _may_annotate_tensor(annotation: ast.AST) -> bool:
+    """An annotation that does not rule a tensor out (``Tensor``, ``Optional[Tensor]``, ``"T"``)."""
+    return not _non_tensor_annotation(annotation)
+
+
+def _torch_tensor_function(qualified: str) -> bool:
+    """``torch.<...>`` that the facts may take for a tensor-returning call (conservatively)."""
+    if not qualified.startswith("torch."):
+        return False
+    last = qualified.rsplit(".", 1)[-1]
+    return not (last in NON_TENSOR_TORCH or last[:1].isupper() or qualified.startswith("torch._")) or (
+        last in _SPLITS
+    )
 
 
 def spells(words: frozenset[str]) -> Predicate:
@@ -561,14 +858,9 @@ def plan(
         return None
     if ODD_SEPARATORS.search(text) or re.search(r"\bcompile\b", text):
         return None  # the compiled scope reads every function of a file that compiles something
-    units = units_of(tree)
+    units, module = summarize(tree)
     if not units:
         return None
-    index = ModuleIndex(tree)
-    module = FunctionSummary(ast.Module(body=_module_code(tree, units), type_ignores=[]), index)
-    index.sized_globals = module.sized_names
-    for unit in units:
-        unit.summary = FunctionSummary(unit.node, index, [c.name for c in unit.classes])
     candidates = [u for u in units if any(r.candidate(u.summary, settings) for r in rules)]
     lines = _LINE_ENDS.split(text)
     kept = _context(units, candidates, module)
@@ -578,6 +870,21 @@ def plan(
     is_candidate = {id(u) for u in candidates}
     dropped = [(u.first_line, u.node.end_lineno or u.node.lineno) for u in units if id(u) not in is_candidate]
     return Plan(_blank(text, lines, blanked), dropped, len(candidates), len(units))
+
+
+def summarize(tree: ast.Module) -> tuple[list[Unit], FunctionSummary]:
+    """The units of a module with their summaries, and the summary of its module-level code."""
+    units = units_of(tree)
+    index = ModuleIndex(tree)
+    module = FunctionSummary(ast.Module(body=_module_code(tree, units), type_ignores=[]), index)
+    # the helpers the facts look up: module-level functions, methods of module-level classes
+    direct = {id(n) for n in tree.body}
+    direct.update(id(n) for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body)
+    for unit in units:
+        unit.summary = FunctionSummary(unit.node, index, [c.name for c in unit.classes], module)
+        if len(unit.classes) <= 1 and id(unit.node) in direct:
+            index.helpers[(unit.classes[0].name if unit.classes else None, unit.node.name)] = unit.summary
+    return units, module
 
 
 def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary) -> set[int]:
@@ -609,7 +916,9 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
                 for name in summary.classes:
                     found = found + methods.get((name, func.attr), [])
             for unit in found:
-                if id(unit) not in kept:
+                # a helper's return value is all the facts read of it: one that can be no size
+                # and no tensor gives no fact, read or not
+                if id(unit) not in kept and (unit.summary.returns_may("size") or unit.summary.returns_may("tensor")):
                     kept.add(id(unit))
                     todo.append(unit.summary)
         unit = owner.get(id(summary))

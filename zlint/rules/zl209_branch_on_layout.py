@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates import spells
 from zlint.facts.size_facts import Fact
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import method_name, snippet
@@ -22,7 +21,7 @@ def _layout_call(node: cst.BaseExpression) -> bool:
 class BranchOnLayout(BranchRule):
     code = "ZL209"
     trigger_words = LAYOUT_METHODS
-    candidate = staticmethod(spells(LAYOUT_METHODS))
+    candidate = staticmethod(lambda s, _: s.tested_call(LAYOUT_METHODS))
     name = "branch-on-layout"
     summary = "Control flow on memory layout: `if x.is_contiguous():`, branching on strides"
 

@@ -4,7 +4,6 @@ keys) that do not exist in the target torch version: typos and invented APIs."""
 from __future__ import annotations
 
 import re
-
 from typing import TYPE_CHECKING
 
 import libcst as cst
