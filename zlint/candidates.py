@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 from zlint.facts.evidence import (
     DIM_KEYWORDS,
-    NON_TENSOR_TYPES,
     NOT_TENSOR_FIRST,
     NUMPY_SHARED_METHODS,
     SHAPED_ATTRIBUTES,
@@ -46,7 +45,7 @@ from zlint.facts.size_facts import (
     NON_TENSOR_TORCH,
     TENSOR_ONLY_METHODS,
 )
-from zlint.facts.values import MASK_METHODS
+from zlint.facts.values import MASK_METHODS, returns_tensor
 from zlint.source import ODD_SEPARATORS
 
 if TYPE_CHECKING:
@@ -56,11 +55,6 @@ if TYPE_CHECKING:
 TENSOR_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag", "values", "indices"})
 #: Comparison operators that give an elementwise mask on a tensor (``is``/``in`` do not).
 _ELEMENTWISE = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-#: Names that an annotation may spell without allowing a tensor (``Optional[bool]``).
-_NON_TENSOR_ANNOTATION = NON_TENSOR_TYPES | {
-    "None", "Optional", "Union", "bool", "int", "float", "str", "bytes", "complex", "list", "dict", "tuple", "set",
-    "typing",
-}
 #: Uses of a name that the evidence (zlint.facts.evidence) takes for a tensor's.
 _EVIDENCE_ATTRIBUTES = TENSOR_ATTRIBUTES | SHAPED_ATTRIBUTES
 _EVIDENCE_METHODS = TENSOR_METHODS | NUMPY_SHARED_METHODS
@@ -147,6 +141,15 @@ class ModuleIndex:
         #: (class name or None, function name) -> the summary of that helper (filled by plan)
         self.helpers: dict[tuple[str | None, str], FunctionSummary] = {}
         self._returning: set[tuple[int, str]] = set()
+        self._layers: dict[int, frozenset[str]] = {}
+
+    def layers(self, cls: ast.ClassDef) -> frozenset[str]:
+        """The ``self.<attr>`` a class assigns a call to, anywhere in its code: those that may
+        hold a torch.nn layer or a submodule."""
+        found = self._layers.get(id(cls))
+        if found is None:
+            found = self._layers[id(cls)] = _self_calls_assigned(cls)
+        return found
 
     def returns(self, owner: str | None, name: str, kind: str) -> bool:
         """Whether the same-module helper ``name`` (a method of class ``owner``) may return a
@@ -198,11 +201,18 @@ class FunctionSummary:
     """
 
     def __init__(
-        self, node: ast.AST, index: ModuleIndex, classes: Sequence[str] = (), module: FunctionSummary | None = None
+        self,
+        node: ast.AST,
+        index: ModuleIndex,
+        classes: Sequence[ast.ClassDef] = (),
+        module: FunctionSummary | None = None,
     ) -> None:
         self.node = node
         self.index = index
-        self.classes = tuple(classes)
+        self.classes = tuple(c.name for c in classes)
+        #: ``self.<attr>`` that the enclosing classes assign a call to: the only ones that can
+        #: hold a layer or a submodule (:mod:`zlint.facts.modules`)
+        self.layers = frozenset(a for c in classes for a in index.layers(c)) | _self_calls_assigned(node)
         #: the summary of the module-level code: the names a function reads from there
         self.module = module
         self.nodes: list[ast.AST] = list(ast.walk(node))
@@ -278,9 +288,11 @@ class FunctionSummary:
         imported = self.index.imported
         # outside functions no evidence is read (the module's and classes' own code)
         for node in self.nodes if self.module is not None else ():
-            if isinstance(node, ast.arg) and node.annotation is not None and _may_annotate_tensor(node.annotation):
+            if isinstance(node, ast.arg) and node.annotation is not None and _may_annotate_tensor(
+                node.annotation, self.index
+            ):
                 seed.add(node.arg)
-            elif isinstance(node, ast.AnnAssign) and _may_annotate_tensor(node.annotation):
+            elif isinstance(node, ast.AnnAssign) and _may_annotate_tensor(node.annotation, self.index):
                 seed.update(_targets(node.target))
             elif isinstance(node, ast.Attribute) and node.attr in _EVIDENCE_ATTRIBUTES:
                 seed.update(_evidence_name(node.value, imported))
@@ -295,14 +307,13 @@ class FunctionSummary:
             elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
                 if isinstance(node.slice, ast.Compare):  # x[x > 0]
                     seed.update(_evidence_name(node.value, imported))
-        return self._closure(frozenset(seed), self.may_be_tensor, "_tensor_names")
+        return self._closure(frozenset(seed), self._tensor, "_tensor_names")
 
     def _feeds_tensor(self, func: ast.AST) -> bool:
         """``torch.relu(x)``, ``F.linear(x, w)``, ``self.conv(x)``: a call whose first argument
         the evidence takes for a tensor."""
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-            # a layer of the module (a method is none)
-            return not any(func.attr in self.index.methods.get(c, ()) for c in self.classes)
+            return func.attr in self.layers  # a layer of the module
         for qualified in self.index.qualified(func):
             last = qualified.rsplit(".", 1)[-1]
             if qualified.startswith("torch.nn.functional.") or (
@@ -322,6 +333,11 @@ class FunctionSummary:
 
     def may_be_tensor(self, node: ast.AST | None) -> bool:
         """Whether the facts may make ``node`` a tensor, a mask or a tuple of tensors."""
+        self.tensor_names  # noqa: B018 - the names first
+        return self._tensor(node)
+
+    def _tensor(self, node: ast.AST | None) -> bool:
+        # while the names are being found: reads them as found so far
         if node is None:
             return False
         if isinstance(node, ast.Name):
@@ -329,20 +345,20 @@ class FunctionSummary:
         if isinstance(node, ast.Call):
             return self._call_may_be_tensor(node)
         if isinstance(node, ast.Subscript):
-            return self.may_be_tensor(node.value)
+            return self._tensor(node.value)
         if isinstance(node, ast.Attribute):
-            return node.attr in TENSOR_VIEW_ATTRIBUTES and self.may_be_tensor(node.value)
+            return node.attr in TENSOR_VIEW_ATTRIBUTES and self._tensor(node.value)
         if isinstance(node, ast.BinOp):
-            return isinstance(node.op, ast.MatMult) or self.may_be_tensor(node.left) or self.may_be_tensor(node.right)
+            return isinstance(node.op, ast.MatMult) or self._tensor(node.left) or self._tensor(node.right)
         if isinstance(node, ast.UnaryOp):
-            return not isinstance(node.op, ast.Not) and self.may_be_tensor(node.operand)
+            return not isinstance(node.op, ast.Not) and self._tensor(node.operand)
         if isinstance(node, ast.IfExp):
-            return self.may_be_tensor(node.body) or self.may_be_tensor(node.orelse)
+            return self._tensor(node.body) or self._tensor(node.orelse)
         if isinstance(node, ast.NamedExpr):
-            return self.may_be_tensor(node.value)
+            return self._tensor(node.value)
         if isinstance(node, ast.Compare):  # x > 0 on a tensor: a mask
             return all(isinstance(op, _ELEMENTWISE) for op in node.ops) and any(
-                self.may_be_tensor(o) for o in (node.left, *node.comparators)
+                self._tensor(o) for o in (node.left, *node.comparators)
             )
         return False
 
@@ -356,9 +372,9 @@ class FunctionSummary:
             if func.attr in _SIZE_METHODS:
                 return False  # a size, a shape or a rank, whatever the receiver
             if isinstance(func.value, ast.Name) and func.value.id == "self":
-                # a submodule (not a method here), or a helper method that may return a tensor
+                # a layer or submodule, or a helper method that may return a tensor
                 owners = [c for c in self.classes if func.attr in self.index.methods.get(c, ())]
-                return not owners or any(self.index.returns(c, func.attr, "tensor") for c in owners)
+                return func.attr in self.layers or any(self.index.returns(c, func.attr, "tensor") for c in owners)
         qualified = self.index.qualified(func)
         if qualified:  # torch.relu(x), F.pad(x): only torch gives tensors
             return any(_torch_tensor_function(q) for q in qualified)
@@ -369,7 +385,7 @@ class FunctionSummary:
             return False
         if method in TENSOR_ONLY_METHODS or any(k.arg in DIM_KEYWORDS for k in node.keywords):
             return True  # only a tensor has it: (coords == -1).all(dim=-1)
-        return not method.startswith("is_") and self.may_be_tensor(func.value)
+        return not method.startswith("is_") and self._tensor(func.value)
 
     @cached_property
     def mask_names(self) -> frozenset[str]:
@@ -380,35 +396,40 @@ class FunctionSummary:
             and "BoolTensor" in ast.unparse(node.annotation)
         }
         self.tensor_names  # noqa: B018 - masks are tensors: computed first
-        return self._closure(frozenset(seed), self.may_be_mask, "_mask_names")
+        return self._closure(frozenset(seed), self._mask, "_mask_names")
 
     def may_be_mask(self, node: ast.AST | None) -> bool:
         """Whether the facts may make ``node`` a bool tensor (``x > 0``, ``m & n``, ``x.isnan()``)."""
+        self.mask_names  # noqa: B018 - the names first
+        return self._mask(node)
+
+    def _mask(self, node: ast.AST | None) -> bool:
+        # while the names are being found: reads them as found so far
         if node is None:
             return False
         if isinstance(node, ast.Name):
             return node.id in self._mask_names or self._global(node.id, "mask_names")
         if isinstance(node, ast.Compare):
-            return self.may_be_tensor(node)
+            return self._tensor(node)
         if isinstance(node, ast.Call):
             if not self._call_may_be_tensor(node):
                 return False
             name = _callee(node)
             if name in MASK_METHODS or name in {"any", "all"} or self._requests_bool(node):
                 return True
-            return name in MASK_PRESERVING_METHODS and isinstance(node.func, ast.Attribute) and self.may_be_mask(
+            return name in MASK_PRESERVING_METHODS and isinstance(node.func, ast.Attribute) and self._mask(
                 node.func.value
             )
         if isinstance(node, ast.Subscript):
-            return self.may_be_mask(node.value)
+            return self._mask(node.value)
         if isinstance(node, ast.BinOp):
             return isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and (
-                self.may_be_mask(node.left) or self.may_be_mask(node.right)
+                self._mask(node.left) or self._mask(node.right)
             )
         if isinstance(node, ast.UnaryOp):
-            return not isinstance(node.op, ast.Not) and self.may_be_mask(node.operand)
+            return not isinstance(node.op, ast.Not) and self._mask(node.operand)
         if isinstance(node, ast.NamedExpr):
-            return self.may_be_mask(node.value)
+            return self._mask(node.value)
         return False
 
     def _requests_bool(self, node: ast.Call) -> bool:
@@ -425,10 +446,15 @@ class FunctionSummary:
     def size_names(self) -> frozenset[str]:
         """Names that may hold a size, a shape or a comparison of one."""
         self.tensor_names  # noqa: B018 - len(t) of a tensor is a size: computed first
-        return self._closure(frozenset(), self.may_be_size, "_size_names")
+        return self._closure(frozenset(), self._size, "_size_names")
 
     def may_be_size(self, node: ast.AST | None) -> bool:
         """Whether the facts may make ``node`` a size, a shape or a comparison of a size."""
+        self.size_names  # noqa: B018 - the names first
+        return self._size(node)
+
+    def _size(self, node: ast.AST | None) -> bool:
+        # while the names are being found: reads them as found so far
         if node is None:
             return False
         if isinstance(node, ast.Name):
@@ -438,30 +464,30 @@ class FunctionSummary:
         if isinstance(node, ast.Call):
             return self._call_may_be_size(node)
         if isinstance(node, (ast.Subscript, ast.NamedExpr)):
-            return self.may_be_size(node.value)
+            return self._size(node.value)
         if isinstance(node, ast.BinOp):
-            return self.may_be_size(node.left) or self.may_be_size(node.right)
+            return self._size(node.left) or self._size(node.right)
         if isinstance(node, ast.UnaryOp):
-            return self.may_be_size(node.operand)
+            return self._size(node.operand)
         if isinstance(node, ast.IfExp):
-            return self.may_be_size(node.body) or self.may_be_size(node.orelse)
+            return self._size(node.body) or self._size(node.orelse)
         if isinstance(node, (ast.Tuple, ast.List)):
-            return any(self.may_be_size(e) for e in node.elts)
+            return any(self._size(e) for e in node.elts)
         if isinstance(node, ast.Compare):  # n > 1, n in (0, 1): not `n is None`
             operands = [node.left, *node.comparators]
             for i, op in enumerate(node.ops):
                 left, right = operands[i], operands[i + 1]
-                if isinstance(op, _ELEMENTWISE) and (self.may_be_size(left) or self.may_be_size(right)):
+                if isinstance(op, _ELEMENTWISE) and (self._size(left) or self._size(right)):
                     return True
                 if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) and (
-                    self.may_be_size(left)
+                    self._size(left)
                 ):
                     return True
             return False
         if isinstance(node, ast.BoolOp):
-            return any(self.may_be_size(v) for v in node.values)
+            return any(self._size(v) for v in node.values)
         if isinstance(node, ast.Starred):
-            return self.may_be_size(node.value)
+            return self._size(node.value)
         return False
 
     def _call_may_be_size(self, node: ast.Call) -> bool:
@@ -477,44 +503,49 @@ class FunctionSummary:
                 )
         if isinstance(func, ast.Name):
             if func.id == "len":  # of a tensor: a size; of a parameter's shape: a static size
-                return bool(args) and (self.may_be_tensor(args[0]) or _static_shape(args[0]) or (
-                    not (isinstance(args[0], ast.Attribute) and args[0].attr == "shape") and self.may_be_size(args[0])
+                return bool(args) and (self._tensor(args[0]) or _static_shape(args[0]) or (
+                    not (isinstance(args[0], ast.Attribute) and args[0].attr == "shape") and self._size(args[0])
                 ))
             if func.id in {"any", "all"}:
                 inner = args[0] if args else None
-                return isinstance(inner, (ast.GeneratorExp, ast.ListComp)) and self.may_be_size(inner.elt)
+                return isinstance(inner, (ast.GeneratorExp, ast.ListComp)) and self._size(inner.elt)
             if func.id in {"int", "round", "abs", "min", "max"}:
-                return any(self.may_be_size(a) for a in args)
+                return any(self._size(a) for a in args)
             if func.id in self.index.functions:
                 return self.index.returns(None, func.id, "size")  # a helper returning a size
         for qualified in self.index.qualified(func):
             last = qualified.rsplit(".", 1)[-1]
             if last == "numel" or last.startswith("sym_") or qualified.startswith("math."):
-                return last == "numel" or any(self.may_be_size(a) for a in args)
+                return last == "numel" or any(self._size(a) for a in args)
         return False
 
     @cached_property
     def predicate_names(self) -> frozenset[str]:
         """Names that may hold a comparison of a size (``small = n < 2``)."""
         self.size_names  # noqa: B018
-        return self._closure(frozenset(), self.may_be_predicate, "_predicate_names")
+        return self._closure(frozenset(), self._predicate, "_predicate_names")
 
     def may_be_predicate(self, node: ast.AST | None) -> bool:
         """Whether ``node`` may be a comparison of a size (a bool computed from one)."""
+        self.predicate_names  # noqa: B018 - the names first
+        return self._predicate(node)
+
+    def _predicate(self, node: ast.AST | None) -> bool:
+        # while the names are being found: reads them as found so far
         if isinstance(node, ast.Name):
             return node.id in self._predicate_names or self._global(node.id, "predicate_names")
         if isinstance(node, ast.Compare):
-            return self.may_be_size(node)
+            return self._size(node)
         if isinstance(node, ast.BoolOp):
-            return any(self.may_be_predicate(v) for v in node.values)
+            return any(self._predicate(v) for v in node.values)
         if isinstance(node, ast.UnaryOp):
-            return self.may_be_predicate(node.operand)
+            return self._predicate(node.operand)
         if isinstance(node, ast.IfExp):
-            return self.may_be_predicate(node.body) or self.may_be_predicate(node.orelse)
+            return self._predicate(node.body) or self._predicate(node.orelse)
         if isinstance(node, ast.NamedExpr):
-            return self.may_be_predicate(node.value)
+            return self._predicate(node.value)
         if isinstance(node, ast.Call) and _callee(node) in {"any", "all"}:
-            return self.may_be_size(node)
+            return self._size(node)
         return False
 
     def returns_may(self, kind: str) -> bool:
@@ -523,7 +554,8 @@ class FunctionSummary:
         self.size_names  # noqa: B018 - the names first (tensors too)
         return any(test(value) for value in _own_returns(self.node))
 
-    def _calls(self, names: Iterable[str] | None = None) -> Iterator[ast.Call]:
+    def calls(self, names: Iterable[str] | None = None) -> Iterator[ast.Call]:
+        """The calls in the function (of a callee whose last name is in ``names``)."""
         wanted = None if names is None else frozenset(names)
         for node in self.nodes:
             if isinstance(node, ast.Call) and (wanted is None or _callee(node) in wanted):
@@ -546,21 +578,21 @@ class FunctionSummary:
     def sized_test(self) -> bool:
         """A condition may test a size (ZL101-ZL104)."""
         self.size_names  # noqa: B018
-        return any(self.may_be_size(atom) for atom in self.tests)
+        return any(self._size(atom) for atom in self.tests)
 
     @cached_property
     def sized_predicate_argument(self) -> bool:
         """A call argument may be a size comparison (``torch.where(n > 1, ...)``)."""
         self.predicate_names  # noqa: B018
-        return any(self.may_be_predicate(arg) for call in self._calls() for arg in _arguments(call))
+        return any(self._predicate(arg) for call in self.calls() for arg in _arguments(call))
 
     def sized_argument(self, callees: Iterable[str], first: bool = False) -> bool:
         """A call of one of ``callees`` (last name) takes an argument (``first``: as its first
         positional argument) that may be a size."""
         self.size_names  # noqa: B018
-        for call in self._calls(callees):
+        for call in self.calls(callees):
             args = call.args[:1] if first else _arguments(call)
-            if any(self.may_be_size(arg) for arg in args):
+            if any(self._size(arg) for arg in args):
                 return True
         return False
 
@@ -571,7 +603,7 @@ class FunctionSummary:
         return any(
             isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
             and any(
-                isinstance(items, (ast.List, ast.Tuple)) and self.may_be_size(count)
+                isinstance(items, (ast.List, ast.Tuple)) and self._size(count)
                 for items, count in ((node.left, node.right), (node.right, node.left))
             )
             for node in self.nodes
@@ -586,13 +618,13 @@ class FunctionSummary:
                 index = node.slice
                 if not isinstance(index, ast.Slice) and not (
                     isinstance(index, ast.Tuple) and any(isinstance(p, ast.Slice) for p in index.elts)
-                ) and self.may_be_size(index):
+                ) and self._size(index):
                     return True
-            elif isinstance(node, ast.Dict) and any(self.may_be_size(k) for k in node.keys if k is not None):
+            elif isinstance(node, ast.Dict) and any(self._size(k) for k in node.keys if k is not None):
                 return True
             elif isinstance(node, ast.Compare):
                 operands = [node.left, *node.comparators]
-                if any(isinstance(op, (ast.In, ast.NotIn)) and self.may_be_size(operands[i])
+                if any(isinstance(op, (ast.In, ast.NotIn)) and self._size(operands[i])
                        for i, op in enumerate(node.ops)):
                     return True
         return self.sized_argument(("get", "setdefault", "pop", "__getitem__", "__contains__"), first=True)
@@ -602,9 +634,9 @@ class FunctionSummary:
         """A size formatted into a string (f-string, ``str()``, ``%``, ``.format()``)."""
         self.size_names  # noqa: B018
         for node in self.nodes:
-            if isinstance(node, ast.FormattedValue) and self.may_be_size(node.value):
+            if isinstance(node, ast.FormattedValue) and self._size(node.value):
                 return True
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.may_be_size(node.right):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self._size(node.right):
                 return True
         return self.sized_argument(("str", "repr", "format"))
 
@@ -626,28 +658,35 @@ class FunctionSummary:
     def tensor_test(self) -> bool:
         """A condition's atom may be a tensor (ZL303)."""
         self.tensor_names  # noqa: B018
-        return any(self.may_be_tensor(atom) for atom in self.tests)
+        return any(self._tensor(atom) for atom in self.tests)
 
     @cached_property
     def tensor_iteration(self) -> bool:
         """A loop, comprehension or iterating builtin may run over a tensor (ZL202)."""
         self.tensor_names  # noqa: B018
         for node in self.nodes:
-            if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and self.may_be_tensor(node.iter):
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and self._tensor(node.iter):
                 return True
         return self.tensor_argument(("enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"))
 
     def tensor_argument(self, callees: Iterable[str]) -> bool:
         """A call of one of ``callees`` (last name) takes an argument that may be a tensor."""
         self.tensor_names  # noqa: B018
-        return any(self.may_be_tensor(arg) for call in self._calls(callees) for arg in _arguments(call))
+        return any(self._tensor(arg) for call in self.calls(callees) for arg in _arguments(call))
+
+    def tensor_receiver(self, methods: Iterable[str]) -> bool:
+        """``t.tolist()``: a call of one of ``methods`` on a receiver that may be a tensor."""
+        self.tensor_names  # noqa: B018
+        return any(
+            isinstance(call.func, ast.Attribute) and self._tensor(call.func.value) for call in self.calls(methods)
+        )
 
     @cached_property
     def tensor_slice_bound(self) -> bool:
         """``x[:t.max()]``: a slice bound that may be a tensor."""
         self.tensor_names  # noqa: B018
         return any(
-            isinstance(node, ast.Slice) and (self.may_be_tensor(node.lower) or self.may_be_tensor(node.upper))
+            isinstance(node, ast.Slice) and (self._tensor(node.lower) or self._tensor(node.upper))
             for node in self.nodes
         )
 
@@ -659,7 +698,7 @@ class FunctionSummary:
             if isinstance(node, ast.Subscript):
                 index = node.slice
                 first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
-                if self.may_be_mask(first):
+                if self._mask(first):
                     return True
         return False
 
@@ -669,7 +708,7 @@ class FunctionSummary:
         self.tensor_names  # noqa: B018
         return any(
             isinstance(node, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets)
-            and self.may_be_tensor(node.value)
+            and self._tensor(node.value)
             for node in self.nodes
         )
 
@@ -704,6 +743,19 @@ def _own_returns(node: ast.AST) -> Iterator[ast.AST]:
                                                                                    ast.match_case)))
 
 
+def _self_calls_assigned(node: ast.AST) -> frozenset[str]:
+    """The ``self.<attr>`` that code assigns a call to (``self.proj = nn.Linear(...)``)."""
+    names = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Assign, ast.AnnAssign)) and isinstance(sub.value, ast.Call):
+            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+            names.update(
+                t.attr for t in targets
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+            )
+    return frozenset(names)
+
+
 def _static_shape(node: ast.AST) -> bool:
     """``self.weight.shape``: the shape of a module's own attribute, maybe a parameter's."""
     return isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(_head(node.value), ast.Name) and (
@@ -718,9 +770,20 @@ def _evidence_name(node: ast.AST, imported: dict[str, set[str]]) -> list[str]:
     return []
 
 
-def _may_annotate_tensor(annotation: ast.AST) -> bool:
-    """An annotation that does not rule a tensor out (``Tensor``, ``Optional[Tensor]``, ``"T"``)."""
-    return not _non_tensor_annotation(annotation)
+def _may_annotate_tensor(annotation: ast.AST, index: ModuleIndex) -> bool:
+    """An annotation that may name a tensor type (``Tensor``, ``Optional[torch.FloatTensor]``,
+    ``nn.Parameter``, ``"torch.Tensor"``, an alias of one): any other annotation is evidence
+    against a tensor (:mod:`zlint.facts.size_facts`)."""
+    for node in ast.walk(annotation):
+        spelled: set[str] = set()
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            spelled.add(node.value)
+        elif isinstance(node, (ast.Name, ast.Attribute)):
+            spelled.add(_dotted(node) or "")
+            spelled.update(index.qualified(node))
+        if any("Tensor" in name or "Parameter" in name for name in spelled):
+            return True
+    return False
 
 
 def _torch_tensor_function(qualified: str) -> bool:
@@ -728,9 +791,11 @@ def _torch_tensor_function(qualified: str) -> bool:
     if not qualified.startswith("torch."):
         return False
     last = qualified.rsplit(".", 1)[-1]
-    return not (last in NON_TENSOR_TORCH or last[:1].isupper() or qualified.startswith("torch._")) or (
-        last in _SPLITS
-    )
+    if last in _SPLITS and qualified.count(".") == 1:
+        return True
+    if last in NON_TENSOR_TORCH or last[:1].isupper() or qualified.startswith("torch._"):
+        return False
+    return returns_tensor(qualified)
 
 
 def spells(words: frozenset[str]) -> Predicate:
@@ -751,22 +816,6 @@ def _arguments(call: ast.Call) -> Iterator[ast.AST]:
     yield from call.args
     for keyword in call.keywords:
         yield keyword.value
-
-
-def _non_tensor_annotation(annotation: ast.AST) -> bool:
-    """``bool``, ``Optional[int]``, ``list[str] | None``: only names that are no tensor (a string
-    annotation, ``Any`` or anything else may stand for one)."""
-    for node in ast.walk(annotation):
-        if isinstance(node, ast.Name) and node.id not in _NON_TENSOR_ANNOTATION:
-            return False
-        if isinstance(node, ast.Attribute) and node.attr not in _NON_TENSOR_ANNOTATION:
-            return False
-        if isinstance(node, ast.Constant) and node.value is not None:
-            return False
-        if not isinstance(node, (ast.Name, ast.Attribute, ast.Constant, ast.Subscript, ast.Tuple, ast.BinOp,
-                                 ast.BitOr, ast.Load)):
-            return False
-    return True
 
 
 # -- the plan ----------------------------------------------------------------------------------
@@ -881,7 +930,7 @@ def summarize(tree: ast.Module) -> tuple[list[Unit], FunctionSummary]:
     direct = {id(n) for n in tree.body}
     direct.update(id(n) for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body)
     for unit in units:
-        unit.summary = FunctionSummary(unit.node, index, [c.name for c in unit.classes], module)
+        unit.summary = FunctionSummary(unit.node, index, unit.classes, module)
         if len(unit.classes) <= 1 and id(unit.node) in direct:
             index.helpers[(unit.classes[0].name if unit.classes else None, unit.node.name)] = unit.summary
     return units, module
@@ -907,7 +956,7 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
     classes: set[int] = set()
     while todo:
         summary = todo.pop()
-        for call in summary._calls():
+        for call in summary.calls():
             func = call.func
             found: list[Unit] = []
             if isinstance(func, ast.Name):
@@ -930,7 +979,7 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
         for member in members.get(id(unit.classes[-1]), ()):
             if _writes_self(member.node):
                 kept.add(id(member))
-                for call in member.summary._calls():
+                for call in member.summary.calls():
                     kept.update(id(u) for u in methods.get((_callee(call), "forward"), ()))
     return kept
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates import spells
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import method_name, snippet
@@ -13,7 +12,7 @@ from zlint.rules.calls import method_name, snippet
 class TensorTolist(Rule):
     code = "ZL302"
     trigger_words = frozenset({"tolist"})
-    candidate = staticmethod(spells(trigger_words))
+    candidate = staticmethod(lambda s, _: s.tensor_receiver(("tolist",)))
     name = "tensor-tolist"
     summary = "`.tolist()` on a tensor turns its data into Python numbers"
 
