@@ -206,8 +206,12 @@ def test_the_class_facts_of_a_candidate_are_kept():
 def test_whole_file_when_a_rule_declares_nothing_or_the_file_compiles():
     code = "import torch\ndef f(x):\n    return x\ndef g(x):\n    if x.size(0) == 1:\n        return x\n"
     assert _plan(code, ["ZL101"]) is not None
-    assert _plan(code, ["ZL101", "ZL401"]) is None  # ZL401: no candidate declaration
-    assert _plan(code + "h = torch.compile(g)\n", ["ZL101"]) is None  # the compiled scope reads every function
+    assert _plan(code, ["ZL101", "ZL403"]) is None  # ZL403: no candidate declaration
+    # the compiled scope reads every function of a file that may compile something
+    assert _plan(code + "h = torch.compile(g)\n", ["ZL101", "ZL401"]) is None
+    assert _plan(code + "h = g.compile()\n", ["ZL101"]) is None
+    # ... which a comment does not
+    assert _plan(code + "# no torch.compile here\n", ["ZL101", "ZL401"]) is not None
 
 
 def test_unknown_torch_attributes_are_candidates_only_where_spelled():

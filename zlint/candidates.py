@@ -64,6 +64,7 @@ _SIZE_METHODS = frozenset({"size", "numel", "nelement", "dim", "ndimension"})
 _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_WORD = re.compile(r"\w+")
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
 
 Predicate = Callable[["FunctionSummary", "Settings | None"], bool]
@@ -235,6 +236,15 @@ class FunctionSummary:
                 found.add(node.arg)
             elif isinstance(node, ast.alias):
                 found.update(node.name.split("."))
+        return frozenset(found)
+
+    @cached_property
+    def string_words(self) -> frozenset[str]:
+        """:attr:`words` and the words inside its string constants."""
+        found = set(self.words)
+        for node in self.nodes:
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.update(_WORD.findall(node.value))
         return frozenset(found)
 
     # -- bindings -----------------------------------------------------------------------------
@@ -798,13 +808,21 @@ def _torch_tensor_function(qualified: str) -> bool:
     return returns_tensor(qualified)
 
 
-def spells(words: frozenset[str]) -> Predicate:
-    """The candidate test of a rule that reports at a node spelling one of ``words``."""
+def spells(words: frozenset[str], strings: bool = False) -> Predicate:
+    """The candidate test of a rule that reports at a node spelling one of ``words`` (as an
+    identifier; ``strings``: or inside a string, such as a config key)."""
 
     def test(summary: FunctionSummary, settings: Settings | None = None) -> bool:
-        return not words.isdisjoint(summary.words)
+        return not words.isdisjoint(summary.string_words if strings else summary.words)
 
     return test
+
+
+def at_compile_sites(summary: FunctionSummary, settings: Settings | None = None) -> bool:
+    """For rules that report only around a ``torch.compile`` site (a compile call, what it
+    compiles, the loops calling it): no function is a candidate, since :func:`plan` parses a
+    file that names ``compile`` in its code whole."""
+    return False
 
 
 def size_condition(summary: FunctionSummary, settings: Settings | None = None) -> bool:
@@ -905,11 +923,11 @@ def plan(
     without a candidate declaration, a compile site, line ends ``ast`` and LibCST count apart)."""
     if not rules or any(getattr(r, "candidate", None) is None for r in rules):
         return None
-    if ODD_SEPARATORS.search(text) or re.search(r"\bcompile\b", text):
-        return None  # the compiled scope reads every function of a file that compiles something
-    units, module = summarize(tree)
-    if not units:
+    if ODD_SEPARATORS.search(text):
         return None
+    units, module = summarize(tree)
+    if not units or any("compile" in summary.words for summary in (module, *(u.summary for u in units))):
+        return None  # the compiled scope reads every function of a file that may compile something
     candidates = [u for u in units if any(r.candidate(u.summary, settings) for r in rules)]
     lines = _LINE_ENDS.split(text)
     kept = _context(units, candidates, module)
@@ -1019,17 +1037,19 @@ def _blank(text: str, lines: list[str], units: list[Unit]) -> str:
         last = unit.node.end_lineno or body[-1].lineno
         first_line = lines[_statement_start(body[0]) - 1]
         indent = first_line[: len(first_line) - len(first_line.lstrip(" \t"))]
+        # every line from the body's first statement to its end goes (comments too), except
+        # the top-level imports; `...` takes the first statement's place
+        imports = {
+            number for statement in body if isinstance(statement, (ast.Import, ast.ImportFrom))
+            for number in range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
+        }
+        start = _statement_start(body[0])
         placed = False
-        for i, statement in enumerate(body):
-            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        for number in range(start, last + 1):
+            if number in imports:
                 continue
-            start = _statement_start(statement)
-            end = last if i == len(body) - 1 else (statement.end_lineno or start)
-            for number in range(start, end + 1):
-                lines[number - 1] = ""
-            if not placed:
-                lines[start - 1] = indent + "..."
-                placed = True
+            lines[number - 1] = "" if placed else indent + "..."
+            placed = True
     out = []
     for i, line in enumerate(lines):
         out.append(line)
