@@ -124,7 +124,9 @@ def test_the_reduced_text_keeps_lines_and_columns():
                 super().__init__()
                 self.proj = torch.nn.Linear(4, 4)
 
+            @torch.no_grad()
             def forward(self, x):
+                # a comment
                 return self.proj(x)
     """
     text = textwrap.dedent(code)
@@ -132,14 +134,15 @@ def test_the_reduced_text_keeps_lines_and_columns():
     assert plan is not None and plan.candidates == 1 and plan.units == 4
     original, reduced = text.split("\n"), plan.text.split("\n")
     assert len(reduced) == len(original)
-    # the candidate and every def line stay where they were, character for character
-    for number in (1, 4, 5, 6, 7, 10, 16, 21):
+    # the candidate, the class and the def of a body with an import stay character for character
+    for number in (1, 4, 5, 6, 7, 10, 11, 16):
         assert reduced[number - 1] == original[number - 1]
-    # the other bodies: `...` at the body's indentation, blank lines, the import kept
+    # a body with an import keeps it (the import map is the file's) and `...` at its indentation
     assert reduced[10:13] == ["    import math", "    ...", ""]
-    assert reduced[17:19] == ["        ...", ""]
-    assert reduced[21] == "        ..."
-    assert plan.drops(12) and not plan.drops(5)
+    # other definitions go whole, decorators and comments too: `...` at the def's indentation
+    assert reduced[16:20] == ["    ...", "", "", ""]
+    assert reduced[20:24] == ["    ...", "", "", ""]
+    assert plan.drops(12) and plan.drops(22) and not plan.drops(5)
 
 
 def test_a_helper_called_from_a_candidate_is_kept_and_its_findings_left_out():

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -118,7 +118,7 @@ def _atoms(test: ast.AST) -> Iterator[ast.AST]:
 class ModuleIndex:
     """What the summaries need from the whole module: its functions, methods and imports."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, imports: Iterable[ast.Import | ast.ImportFrom] = ()) -> None:
         #: names of module-level functions and of the methods of module-level classes (helpers)
         self.functions: set[str] = set()
         self.methods: dict[str, set[str]] = {}
@@ -129,7 +129,7 @@ class ModuleIndex:
                 self.methods[statement.name] = {s.name for s in statement.body if isinstance(s, _FUNCTIONS)}
         #: local name -> every qualified name an import anywhere in the file binds it to
         self.imported: dict[str, set[str]] = {}
-        for node in ast.walk(tree):
+        for node in imports:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     local = alias.asname or alias.name.split(".", 1)[0]
@@ -146,11 +146,8 @@ class ModuleIndex:
 
     def layers(self, cls: ast.ClassDef) -> frozenset[str]:
         """The ``self.<attr>`` a class assigns a call to, anywhere in its code: those that may
-        hold a torch.nn layer or a submodule."""
-        found = self._layers.get(id(cls))
-        if found is None:
-            found = self._layers[id(cls)] = _self_calls_assigned(cls)
-        return found
+        hold a torch.nn layer or a submodule (filled by :func:`summarize`)."""
+        return self._layers.get(id(cls), frozenset())
 
     def returns(self, owner: str | None, name: str, kind: str) -> bool:
         """Whether the same-module helper ``name`` (a method of class ``owner``) may return a
@@ -169,11 +166,12 @@ class ModuleIndex:
 
     def qualified(self, node: ast.AST) -> set[str]:
         """Every qualified name a Name/Attribute chain may stand for (imports in any order)."""
-        dotted = _dotted(node)
-        if dotted is None:
+        head = _head(node)
+        if not (isinstance(head, ast.Name) and head.id in self.imported):
             return set()
-        head, _, rest = dotted.partition(".")
-        return {f"{q}.{rest}" if rest else q for q in self.imported.get(head, ())}
+        dotted = _dotted(node) or ""
+        _, _, rest = dotted.partition(".")
+        return {f"{q}.{rest}" if rest else q for q in self.imported[head.id]}
 
 
 @dataclass
@@ -207,43 +205,69 @@ class FunctionSummary:
         index: ModuleIndex,
         classes: Sequence[ast.ClassDef] = (),
         module: FunctionSummary | None = None,
+        groups: dict[type, list[Any]] | None = None,
     ) -> None:
         self.node = node
         self.index = index
+        self._classes = tuple(classes)
         self.classes = tuple(c.name for c in classes)
-        #: ``self.<attr>`` that the enclosing classes assign a call to: the only ones that can
-        #: hold a layer or a submodule (:mod:`zlint.facts.modules`)
-        self.layers = frozenset(a for c in classes for a in index.layers(c)) | _self_calls_assigned(node)
         #: the summary of the module-level code: the names a function reads from there
         self.module = module
-        self.nodes: list[ast.AST] = list(ast.walk(node))
+        #: the nodes of the function by type (``groups``: collected by one walk of the file)
+        self._groups = groups if groups is not None else group(node)
         self._tensor_names: frozenset[str] = frozenset()
         self._mask_names: frozenset[str] = frozenset()
         self._size_names: frozenset[str] = frozenset()
         self._predicate_names: frozenset[str] = frozenset()
 
+    def of(self, *types: type) -> Iterator[Any]:
+        """Its nodes of the given types."""
+        groups = self._groups
+        for kind in types:
+            yield from groups.get(kind, ())
+
+    @cached_property
+    def layers(self) -> frozenset[str]:
+        """``self.<attr>`` that the enclosing classes (or this code) assign a call to: the only
+        ones that can hold a layer or a submodule (:mod:`zlint.facts.modules`)."""
+        return frozenset(a for c in self._classes for a in self.index.layers(c)) | self.self_calls
+
+    @cached_property
+    def self_calls(self) -> frozenset[str]:
+        """The ``self.<attr>`` this code assigns a call to (``self.proj = nn.Linear(...)``)."""
+        names = set()
+        for node in self.of(ast.Assign, ast.AnnAssign):
+            if isinstance(node.value, ast.Call):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(t.attr for t in targets if _is_self_attribute(t))
+        return frozenset(names)
+
+    @cached_property
+    def writes_self(self) -> bool:
+        """Assigns ``self.<attr>`` or registers a buffer/parameter: what a class's facts read."""
+        for node in self.of(ast.Assign, ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(_is_self_attribute(t) for t in targets):
+                return True
+        return any(True for _ in self.calls(("register_buffer", "register_parameter")))
+
     # -- words --------------------------------------------------------------------------------
     @cached_property
     def words(self) -> frozenset[str]:
         """Identifiers, attribute names, keywords of arguments and imported names it spells."""
-        found: set[str] = set()
-        for node in self.nodes:
-            if isinstance(node, ast.Name):
-                found.add(node.id)
-            elif isinstance(node, ast.Attribute):
-                found.add(node.attr)
-            elif isinstance(node, ast.keyword) and node.arg:
-                found.add(node.arg)
-            elif isinstance(node, ast.alias):
-                found.update(node.name.split("."))
+        found: set[str] = {node.id for node in self.of(ast.Name)}
+        found.update(node.attr for node in self.of(ast.Attribute))
+        found.update(node.arg for node in self.of(ast.keyword) if node.arg)
+        for node in self.of(ast.alias):
+            found.update(node.name.split("."))
         return frozenset(found)
 
     @cached_property
     def string_words(self) -> frozenset[str]:
         """:attr:`words` and the words inside its string constants."""
         found = set(self.words)
-        for node in self.nodes:
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        for node in self.of(ast.Constant):
+            if isinstance(node.value, str):
                 found.update(_WORD.findall(node.value))
         return frozenset(found)
 
@@ -252,7 +276,8 @@ class FunctionSummary:
     def _bindings(self) -> list[tuple[list[str], ast.AST]]:
         """(names bound, the expression their value comes from) for every binding in the function."""
         out: list[tuple[list[str], ast.AST]] = []
-        for node in self.nodes:
+        for node in self.of(ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+                            ast.comprehension):
             if isinstance(node, ast.Assign):
                 out.append(([n for t in node.targets for n in _targets(t)], node.value))
             elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
@@ -264,10 +289,8 @@ class FunctionSummary:
     @cached_property
     def _bound(self) -> frozenset[str]:
         """Every name the function binds (a name it does not bind is read from the module)."""
-        found = {n.id for n in self.nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        for node in self.nodes:
-            if isinstance(node, ast.arg):
-                found.add(node.arg)
+        found = {n.id for n in self.of(ast.Name) if not isinstance(n.ctx, ast.Load)}
+        found.update(node.arg for node in self.of(ast.arg))
         return frozenset(found)
 
     def _closure(self, seed: frozenset[str], test: Callable[[ast.AST], bool], attribute: str) -> frozenset[str]:
@@ -297,7 +320,8 @@ class FunctionSummary:
         seed: set[str] = set()
         imported = self.index.imported
         # outside functions no evidence is read (the module's and classes' own code)
-        for node in self.nodes if self.module is not None else ():
+        nodes = self.of(ast.arg, ast.AnnAssign, ast.Attribute, ast.Call, ast.Subscript)
+        for node in nodes if self.module is not None else ():
             if isinstance(node, ast.arg) and node.annotation is not None and _may_annotate_tensor(
                 node.annotation, self.index
             ):
@@ -401,8 +425,8 @@ class FunctionSummary:
     def mask_names(self) -> frozenset[str]:
         """Names that may hold a bool tensor."""
         seed = {
-            node.arg for node in self.nodes
-            if isinstance(node, ast.arg) and node.annotation is not None
+            node.arg for node in self.of(ast.arg)
+            if node.annotation is not None
             and "BoolTensor" in ast.unparse(node.annotation)
         }
         self.tensor_names  # noqa: B018 - masks are tensors: computed first
@@ -567,8 +591,8 @@ class FunctionSummary:
     def calls(self, names: Iterable[str] | None = None) -> Iterator[ast.Call]:
         """The calls in the function (of a callee whose last name is in ``names``)."""
         wanted = None if names is None else frozenset(names)
-        for node in self.nodes:
-            if isinstance(node, ast.Call) and (wanted is None or _callee(node) in wanted):
+        for node in self.of(ast.Call):
+            if wanted is None or _callee(node) in wanted:
                 yield node
 
     # -- where the rules look -----------------------------------------------------------------
@@ -576,7 +600,7 @@ class FunctionSummary:
     def tests(self) -> list[ast.AST]:
         """The atoms of the conditions of ``if``/``while``/ternaries/comprehension filters/``assert``."""
         out: list[ast.AST] = []
-        for node in self.nodes:
+        for node in self.of(ast.If, ast.While, ast.IfExp, ast.Assert, ast.comprehension):
             if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
                 out.extend(_atoms(node.test))
             elif isinstance(node, ast.comprehension):
@@ -616,14 +640,14 @@ class FunctionSummary:
                 isinstance(items, (ast.List, ast.Tuple)) and self._size(count)
                 for items, count in ((node.left, node.right), (node.right, node.left))
             )
-            for node in self.nodes
+            for node in self.of(ast.BinOp)
         )
 
     @cached_property
     def sized_key(self) -> bool:
         """A size indexes, keys or is looked up in something (``cache[n]``, ``{n: v}``, ``n in seen``)."""
         self.size_names  # noqa: B018
-        for node in self.nodes:
+        for node in self.of(ast.Subscript, ast.Dict, ast.Compare):
             if isinstance(node, ast.Subscript):
                 index = node.slice
                 if not isinstance(index, ast.Slice) and not (
@@ -643,7 +667,7 @@ class FunctionSummary:
     def sized_format(self) -> bool:
         """A size formatted into a string (f-string, ``str()``, ``%``, ``.format()``)."""
         self.size_names  # noqa: B018
-        for node in self.nodes:
+        for node in self.of(ast.FormattedValue, ast.BinOp):
             if isinstance(node, ast.FormattedValue) and self._size(node.value):
                 return True
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self._size(node.right):
@@ -674,8 +698,8 @@ class FunctionSummary:
     def tensor_iteration(self) -> bool:
         """A loop, comprehension or iterating builtin may run over a tensor (ZL202)."""
         self.tensor_names  # noqa: B018
-        for node in self.nodes:
-            if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and self._tensor(node.iter):
+        for node in self.of(ast.For, ast.AsyncFor, ast.comprehension):
+            if self._tensor(node.iter):
                 return True
         return self.tensor_argument(("enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"))
 
@@ -696,15 +720,14 @@ class FunctionSummary:
         """``x[:t.max()]``: a slice bound that may be a tensor."""
         self.tensor_names  # noqa: B018
         return any(
-            isinstance(node, ast.Slice) and (self._tensor(node.lower) or self._tensor(node.upper))
-            for node in self.nodes
+            self._tensor(node.lower) or self._tensor(node.upper) for node in self.of(ast.Slice)
         )
 
     @cached_property
     def mask_index(self) -> bool:
         """``x[m]``: a subscript whose first index may be a bool tensor (ZL305)."""
         self.mask_names  # noqa: B018
-        for node in self.nodes:
+        for node in self.of(ast.Subscript):
             if isinstance(node, ast.Subscript):
                 index = node.slice
                 first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
@@ -719,7 +742,7 @@ class FunctionSummary:
         return any(
             isinstance(node, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets)
             and self._tensor(node.value)
-            for node in self.nodes
+            for node in self.of(ast.Assign)
         )
 
     # -- torch names --------------------------------------------------------------------------
@@ -728,7 +751,7 @@ class FunctionSummary:
         """Every torch-qualified dotted name the function spells (each prefix of an attribute
         chain, and what its import statements name), resolved through any import of the file."""
         found: set[str] = set()
-        for node in self.nodes:
+        for node in self.of(ast.Attribute, ast.ImportFrom, ast.Import):
             if isinstance(node, ast.Attribute):
                 found.update(q for q in self.index.qualified(node) if q.startswith("torch."))
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
@@ -753,17 +776,47 @@ def _own_returns(node: ast.AST) -> Iterator[ast.AST]:
                                                                                    ast.match_case)))
 
 
-def _self_calls_assigned(node: ast.AST) -> frozenset[str]:
-    """The ``self.<attr>`` that code assigns a call to (``self.proj = nn.Linear(...)``)."""
-    names = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, (ast.Assign, ast.AnnAssign)) and isinstance(sub.value, ast.Call):
-            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-            names.update(
-                t.attr for t in targets
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
-            )
-    return frozenset(names)
+def _is_self_attribute(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+#: Fields no summary descends into: contexts and operators (read from their parent node).
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_ignores"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def group(node: ast.AST, stop: Collection[int] = (), into: dict[int, dict[type, list[Any]]] | None = None
+          ) -> dict[type, list[Any]]:
+    """The nodes under ``node`` (itself included) by type, in one walk faster than ``ast.walk``.
+    A node whose id is in ``stop`` is grouped on its own, into ``into[id(node)]``."""
+    groups: dict[type, list[Any]] = {}
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        current = pop()
+        kind = type(current)
+        found = groups.get(kind)
+        if found is None:
+            groups[kind] = [current]
+        else:
+            found.append(current)
+        fields = _FIELDS.get(kind)
+        if fields is None:
+            fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+        for name in fields:
+            value = getattr(current, name, None)
+            if value is None:
+                continue
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        if id(item) in stop and into is not None:
+                            into[id(item)] = group(item)
+                        else:
+                            push(item)
+            elif isinstance(value, ast.AST):
+                push(value)
+    return groups
 
 
 def _static_shape(node: ast.AST) -> bool:
@@ -873,49 +926,6 @@ def units_of(tree: ast.Module) -> list[Unit]:
     return out
 
 
-def _module_code(tree: ast.Module, units: list[Unit]) -> list[ast.AST]:
-    """The statements outside every function (module and class bodies, with the headers of
-    functions: decorators, defaults, annotations)."""
-    inside = {id(u.node) for u in units}
-    out: list[ast.AST] = []
-    todo: list[ast.AST] = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if id(node) in inside:
-            out.extend(node.decorator_list)  # type: ignore[attr-defined]
-            continue
-        if isinstance(node, ast.ClassDef):
-            out.extend(node.decorator_list)
-            out.extend(node.bases)
-            out.extend(node.keywords)
-            todo.extend(node.body)
-            continue
-        children = [getattr(node, n, None) for n in ("body", "orelse", "finalbody", "handlers", "cases")]
-        if any(isinstance(c, list) for c in children):
-            for name in ast.iter_fields(node):
-                value = name[1]
-                if isinstance(value, list):
-                    todo.extend(value)
-                elif isinstance(value, ast.AST):
-                    out.append(value)
-        else:
-            out.append(node)
-    return out
-
-
-def _writes_self(node: ast.AST) -> bool:
-    """Assigns ``self.<attr>`` or registers a buffer/parameter: what a class's facts read."""
-    for sub in ast.walk(node):
-        if isinstance(sub, (ast.Assign, ast.AnnAssign)):
-            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-            if any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
-                   for t in targets):
-                return True
-        elif isinstance(sub, ast.Call) and _callee(sub) in {"register_buffer", "register_parameter"}:
-            return True
-    return False
-
-
 def plan(
     text: str, tree: ast.Module, rules: Sequence[Any], settings: Settings | None = None
 ) -> Plan | None:
@@ -942,15 +952,27 @@ def plan(
 def summarize(tree: ast.Module) -> tuple[list[Unit], FunctionSummary]:
     """The units of a module with their summaries, and the summary of its module-level code."""
     units = units_of(tree)
-    index = ModuleIndex(tree)
-    module = FunctionSummary(ast.Module(body=_module_code(tree, units), type_ignores=[]), index)
+    # one walk of the file: the nodes of each unit, and those outside every unit
+    owner: dict[int, dict[type, list[Any]]] = {}
+    outside = group(tree, {id(u.node) for u in units}, owner)
+    imports = [
+        node for groups in (outside, *owner.values()) for kind in (ast.Import, ast.ImportFrom)
+        for node in groups.get(kind, ())
+    ]
+    index = ModuleIndex(tree, imports)
+    module = FunctionSummary(tree, index, groups=outside)
     # the helpers the facts look up: module-level functions, methods of module-level classes
     direct = {id(n) for n in tree.body}
     direct.update(id(n) for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body)
     for unit in units:
-        unit.summary = FunctionSummary(unit.node, index, unit.classes, module)
+        unit.summary = FunctionSummary(unit.node, index, unit.classes, module, owner[id(unit.node)])
         if len(unit.classes) <= 1 and id(unit.node) in direct:
             index.helpers[(unit.classes[0].name if unit.classes else None, unit.node.name)] = unit.summary
+    layers: dict[int, set[str]] = {}
+    for unit in units:
+        for cls in unit.classes:
+            layers.setdefault(id(cls), set()).update(unit.summary.self_calls)
+    index._layers = {key: frozenset(names) for key, names in layers.items()}
     return units, module
 
 
@@ -995,7 +1017,7 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
         # function, and the forward() of the same-module classes they instantiate
         classes.add(id(unit.classes[-1]))
         for member in members.get(id(unit.classes[-1]), ()):
-            if _writes_self(member.node):
+            if member.summary.writes_self:
                 kept.add(id(member))
                 for call in member.summary.calls():
                     kept.update(id(u) for u in methods.get((_callee(call), "forward"), ()))
@@ -1020,16 +1042,14 @@ def _blankable(unit: Unit, lines: list[str]) -> bool:
     spans = [(_statement_start(s), s.end_lineno or s.lineno) for s in body]
     if any(a[1] >= b[0] for a, b in zip(spans, spans[1:])):
         return False
-    return not any(
-        isinstance(n, (ast.Import, ast.ImportFrom))
-        for s in body if not isinstance(s, (ast.Import, ast.ImportFrom))
-        for n in ast.walk(s)
-    )
+    top = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in body)
+    return top == sum(1 for _ in unit.summary.of(ast.Import, ast.ImportFrom))
 
 
 def _blank(text: str, lines: list[str], units: list[Unit]) -> str:
-    """``text`` with the bodies of ``units`` replaced by ``...`` and blank lines; their
-    top-level imports stay (the import map is the file's, fed in source order)."""
+    """``text`` with ``units`` replaced by ``...`` and blank lines; a unit whose body has
+    top-level imports keeps them and its ``def`` line (the import map is the file's, fed in
+    source order)."""
     lines = list(lines)
     ends = _LINE_ENDS.findall(text)
     for unit in units:
@@ -1044,6 +1064,12 @@ def _blank(text: str, lines: list[str], units: list[Unit]) -> str:
             for number in range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
         }
         start = _statement_start(body[0])
+        if not imports:
+            # no import to keep: the whole definition goes, decorators and signature too (what
+            # the facts read of a function they do not need is its return values: none here)
+            start = unit.first_line
+            first_line = lines[start - 1]
+            indent = first_line[: len(first_line) - len(first_line.lstrip(" \t"))]
         placed = False
         for number in range(start, last + 1):
             if number in imports:

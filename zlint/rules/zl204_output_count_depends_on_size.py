@@ -18,8 +18,8 @@ def may_count_by_size(summary: FunctionSummary, settings: object = None) -> bool
     """Candidate stage: an op of ``OPS`` whose pieces the code does not unpack, called through
     torch or as a method (``split`` only on what may be a tensor, or with ``dim=``)."""
     unpacked = {
-        id(node.value) for node in summary.nodes
-        if isinstance(node, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets)
+        id(node.value) for node in summary.of(ast.Assign)
+        if any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets)
     }
     for call in summary.calls(OPS):
         if id(call) in unpacked or not isinstance(call.func, ast.Attribute):
