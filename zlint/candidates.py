@@ -2,24 +2,29 @@
 
 Each static rule may declare ``candidate(summary, settings)`` (:class:`zlint.rules.base.Rule`):
 a test on a :class:`FunctionSummary` that is True for every function in which the rule can
-report something, whatever the rest of the file holds. A summary answers what a rule's finding
-needs, flow-insensitively and once per function: a *size* (an expression built from a size
-source, :data:`SIZE_SOURCES`, or from a name bound from one, transitively) at the place the rule
-looks (a branch test, a ``range()`` argument, a key, a formatted string...), a value that *may
-be a tensor* there, or a word a rule's node must spell. A rule without a declaration keeps the
-whole file, which is always exact.
+report something, whatever the rest of the file holds. A summary answers what a finding needs,
+from one walk of the function: whether a *size* (or a comparison of one), a *tensor* or a *mask*
+may reach the place the rule looks at (a condition, a ``range()`` argument, a key, a formatted
+string, a loop, a subscript), or whether the function spells a word the reported node must
+spell. Sizes, tensors and masks follow the function's names flow-insensitively, from the same
+sources the shared facts use (:mod:`zlint.facts.size_facts`, the evidence of
+:mod:`zlint.facts.evidence`, annotations, ``isinstance`` checks, module-level names and the
+return values of same-module helpers), so that a new source of a fact is a new source here. A
+rule without a declaration keeps the whole file, which is always exact.
 
-:func:`plan` then keeps the module-level code, the candidate functions and what their facts
-read in other functions (the helpers they call, transitively, since a helper's return value is
-summarised from its body; the ``self.<attr> = ...`` assignments of their classes; the
-``forward`` of the submodules those assign), and replaces the bodies of all other functions by
-``...`` and blank lines, so that the reduced text keeps every kept line and column where it
-was. LibCST parses the reduced text; findings outside the candidate functions (the kept
-helpers are parsed only for their facts) are left out, which is exact because the candidate
-test over-approximates every rule.
+:func:`plan` then keeps the module-level code, the candidate functions and what their facts read
+in other functions: the helpers they call whose return value may be a size or a tensor
+(transitively: a helper's return value is summarised from its own facts), the methods that
+assign ``self.<attr>`` in their classes (layers, parameters, containers), and the ``forward`` of
+the same-module classes those instantiate. Every other definition is replaced by ``...`` and
+blank lines (a body with top-level imports keeps them and its ``def`` line: the import map is the
+file's), so every kept line and column stays where it was. LibCST parses the reduced text;
+findings in kept functions that are no candidates are left out, which is exact because the
+candidate tests over-approximate every rule. A file that names ``compile`` in its code is parsed
+whole: the compiled scope reads every function of such a file.
 
-``ZLINT_FULL_PATH=1`` parses every file whole; ``benchmarks/run.py --check`` and the rule tests
-(run on both paths) compare the two.
+``ZLINT_FULL_PATH=1`` parses every file whole; ``benchmarks/run.py --check``, the rule tests and
+the doc examples (run on both paths) and ``tests/test_candidates.py`` compare the two.
 """
 
 from __future__ import annotations

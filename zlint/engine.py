@@ -4,8 +4,10 @@ Per file: decode, check syntax, parse once with LibCST, compute the shared size 
 run every enabled rule in one batched traversal; then apply ``# noqa``.
 
 The fast path (:mod:`zlint.prepass`) first decides from the ``ast`` and the text which enabled
-rules can report anything, and runs only those (parsing nothing when none can); positions are
-resolved only for files with findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) runs every
+rules can report anything, and runs only those (parsing nothing when none can); then the
+candidate stage (:mod:`zlint.candidates`) reduces the text LibCST parses to the functions that
+can hold a finding and what their facts read. Positions are resolved only for files with
+findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) parses every file whole and runs every
 enabled rule, the plain reference the fast path must equal (``benchmarks/run.py --check``).
 """
 
