@@ -67,6 +67,8 @@ _EVIDENCE_METHODS = TENSOR_METHODS | NUMPY_SHARED_METHODS
 _SIZE_METHODS = frozenset({"size", "numel", "nelement", "dim", "ndimension"})
 #: Methods and torch functions that give a tuple of tensors.
 _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split"})
+#: Attributes, methods and builtins whose value is a size or a shape (the facts' sources).
+_SIZE_SOURCE_WORDS = frozenset({"shape", "size", "numel", "nelement", "len"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _WORD = re.compile(r"\w+")
@@ -484,8 +486,30 @@ class FunctionSummary:
     @cached_property
     def size_names(self) -> frozenset[str]:
         """Names that may hold a size, a shape or a comparison of one."""
+        if not self.may_hold_size:
+            return frozenset()
         self.tensor_names  # noqa: B018 - len(t) of a tensor is a size: computed first
         return self._closure(frozenset(), self._size, "_size_names")
+
+    @cached_property
+    def may_hold_size(self) -> bool:
+        """Whether any size source occurs at all (``.shape``, ``.size()``, ``len()``, a helper,
+        a module-level size...): most functions have none, and then no name holds a size."""
+        if not _SIZE_SOURCE_WORDS.isdisjoint(self.words):
+            return True
+        index = self.index
+        for call in self.of(ast.Call):
+            func = call.func
+            if isinstance(func, ast.Name) and (func.id in index.functions or func.id in index.imported):
+                return True
+            if isinstance(func, ast.Attribute) and (
+                isinstance(func.value, ast.Name) and func.value.id == "self"
+                and any(func.attr in index.methods.get(c, ()) for c in self.classes)
+                or index.qualified(func)
+            ):
+                return True
+        module = self.module
+        return module is not None and not module.size_names.isdisjoint(self.words)
 
     def may_be_size(self, node: ast.AST | None) -> bool:
         """Whether the facts may make ``node`` a size, a shape or a comparison of a size."""
@@ -498,6 +522,8 @@ class FunctionSummary:
             return False
         if isinstance(node, ast.Name):
             return node.id in self._size_names or self._global(node.id, "size_names")
+        if not self.may_hold_size:
+            return False
         if isinstance(node, ast.Attribute):
             return node.attr == "shape"
         if isinstance(node, ast.Call):
