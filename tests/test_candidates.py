@@ -251,3 +251,25 @@ def test_noqa_and_unused_noqa_see_the_same_findings():
     full = lint_source(text, "m.py", settings, full_path=True)
     assert [(d.line, d.code) for d in fast.diagnostics] == [(8, "ZL901")]
     assert fast.diagnostics == full.diagnostics
+
+
+def test_nothing_is_parsed_where_no_code_can_hold_a_finding(monkeypatch):
+    quiet = "import torch\n\n\ndef f(x):\n    return x + 1\n\n\nclass C:\n    n = 3\n"
+    plan = _plan(quiet, ["ZL101", "ZL202"])
+    assert plan is not None and plan.text is None
+    # a finding in module-level code keeps the file parsed, and it is found on both paths
+    loud = quiet + "if torch.ones(2).size(0) == 1:\n    pass\n"
+    plan = _plan(loud, ["ZL101", "ZL202"])
+    assert plan is not None and plan.text is not None
+    parsed: list[str] = []
+    import libcst
+
+    real = libcst.parse_module
+    monkeypatch.setattr(libcst, "parse_module", lambda text, *a, **k: parsed.append(text) or real(text, *a, **k))
+    settings = Settings(select=("ZL101",), scope="all")
+    assert lint_source(quiet, "m.py", settings, full_path=False).diagnostics == []
+    assert parsed == []
+    fast = lint_source(loud, "m.py", settings, full_path=False)
+    full = lint_source(loud, "m.py", settings, full_path=True)
+    assert [(d.line, d.code) for d in fast.diagnostics] == [(10, "ZL101")]
+    assert fast.diagnostics == full.diagnostics

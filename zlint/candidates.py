@@ -327,14 +327,17 @@ class FunctionSummary:
         seed: set[str] = set()
         imported = self.index.imported
         # outside functions no evidence is read (the module's and classes' own code)
-        nodes = self.of(ast.arg, ast.AnnAssign, ast.Attribute, ast.Call, ast.Subscript)
-        for node in nodes if self.module is not None else ():
+        # outside functions no evidence is read (the module's and classes' own code)
+        evidence = self.module is not None
+        for node in self.of(ast.arg, ast.AnnAssign, ast.Attribute, ast.Call, ast.Subscript):
             if isinstance(node, ast.arg) and node.annotation is not None and _may_annotate_tensor(
                 node.annotation, self.index
             ):
                 seed.add(node.arg)
             elif isinstance(node, ast.AnnAssign) and _may_annotate_tensor(node.annotation, self.index):
                 seed.update(_targets(node.target))
+            elif not evidence:
+                continue
             elif isinstance(node, ast.Attribute) and node.attr in _EVIDENCE_ATTRIBUTES:
                 seed.update(_evidence_name(node.value, imported))
             elif isinstance(node, ast.Call):
@@ -925,9 +928,10 @@ def _arguments(call: ast.Call) -> Iterator[ast.AST]:
 
 @dataclass
 class Plan:
-    """The reduced text LibCST parses, and the lines whose findings are left out."""
+    """The reduced text LibCST parses (None: nothing, no code can hold a finding), and the lines
+    whose findings are left out."""
 
-    text: str
+    text: str | None
     #: (first, last) line ranges of the functions that are no candidates (kept or blanked)
     dropped: list[tuple[int, int]]
     candidates: int
@@ -967,9 +971,14 @@ def plan(
     if ODD_SEPARATORS.search(text):
         return None
     units, module = summarize(tree)
-    if not units or any("compile" in summary.words for summary in (module, *(u.summary for u in units))):
+    if any("compile" in summary.words for summary in (module, *(u.summary for u in units))):
         return None  # the compiled scope reads every function of a file that may compile something
     candidates = [u for u in units if any(r.candidate(u.summary, settings) for r in rules)]
+    if not candidates and not any(r.candidate(module, settings) for r in rules):
+        # the tests hold for module-level code too: here nothing can be reported at all
+        return Plan(None, [], 0, len(units))
+    if not units:
+        return None
     lines = _LINE_ENDS.split(text)
     kept = _context(units, candidates, module)
     blanked = [u for u in units if id(u) not in kept and _blankable(u, lines)]

@@ -113,6 +113,8 @@ def _parse_and_run(
 ) -> list[Diagnostic] | FileError:
     """Parse ``text`` (or the ``reduced`` text of the candidate stage) and run ``rules``."""
     if reduced is not None:
+        if reduced.text is None:
+            return []  # no code can hold a finding: LibCST parses nothing
         outcome = _parse_and_run(reduced.text, path, rules, settings)
         if isinstance(outcome, FileError):
             return outcome
