@@ -3,8 +3,9 @@
     python benchmarks/candidates.py DIR [zlint options]    # prints {"parsed": N, "total": M}
 
 Counts what ``libcst.parse_module`` is given during one cold, single-process ``zlint`` run, so it
-measures whatever the engine decides to parse (whole files today, anything smaller later)
-without knowing how it decides.
+measures whatever the engine decides to parse without knowing how it decides. Lines are the
+non-blank ones on both sides: the candidate stage hands LibCST a text with the same line
+numbers, the bodies it leaves out replaced by ``...`` and blank lines.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from pathlib import Path
 import libcst
 
 
+def _code_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.strip())
+
+
 def main(argv: list[str]) -> int:
     root, *options = argv
     parsed = 0
@@ -26,7 +31,7 @@ def main(argv: list[str]) -> int:
 
     def counting(source, *args, **kwargs):
         nonlocal parsed
-        parsed += source.count(b"\n" if isinstance(source, bytes) else "\n")
+        parsed += _code_lines(source if isinstance(source, str) else source.decode("utf-8", "replace"))
         return parse_module(source, *args, **kwargs)
 
     libcst.parse_module = counting
@@ -35,7 +40,7 @@ def main(argv: list[str]) -> int:
     os.chdir(root)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         zlint(["--no-cache", "--jobs", "1", "--exit-zero", *options, "."])
-    total = sum(path.read_bytes().count(b"\n") for path in Path(".").rglob("*.py"))
+    total = sum(_code_lines(path.read_text("utf-8", "replace")) for path in Path(".").rglob("*.py"))
     print(json.dumps({"parsed": parsed, "total": total}))
     return 0
 

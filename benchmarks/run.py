@@ -515,7 +515,7 @@ def main() -> int:
     root = make_slice(source, args.every) if args.every > 1 else source
     files, lines = corpus_stats(root)
     print(f"corpus {root}: {files} files, {lines} lines", flush=True)
-    selections = [[], ["--select", "ZL1"]]
+    selections = [[], ["--select", "ZL1"], ["--select", "ALL"]]
     with tempfile.TemporaryDirectory(prefix="zlint-bench-") as scratch:
         snapshot_zlint(Path(scratch))
         if args.check:

@@ -43,6 +43,7 @@ LAYERS = {
     "zlint.positions": FACTS,
     "zlint.batched": FACTS,
     "zlint.libcst_compat": FACTS,
+    "zlint.candidates": FACTS,  # the per-function summaries the rules declare their candidates on
     "zlint.rules": RULES,
     "zlint.engine": ENGINE,
     "zlint.prepass": ENGINE,

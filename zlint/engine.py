@@ -4,8 +4,10 @@ Per file: decode, check syntax, parse once with LibCST, compute the shared size 
 run every enabled rule in one batched traversal; then apply ``# noqa``.
 
 The fast path (:mod:`zlint.prepass`) first decides from the ``ast`` and the text which enabled
-rules can report anything, and runs only those (parsing nothing when none can); positions are
-resolved only for files with findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) runs every
+rules can report anything, and runs only those (parsing nothing when none can); then the
+candidate stage (:mod:`zlint.candidates`) reduces the text LibCST parses to the functions that
+can hold a finding and what their facts read. Positions are resolved only for files with
+findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) parses every file whole and runs every
 enabled rule, the plain reference the fast path must equal (``benchmarks/run.py --check``).
 """
 
@@ -19,7 +21,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider
 
-from zlint import noqa, prepass, registry
+from zlint import candidates, noqa, prepass, registry
 from zlint import rules as rule_modules
 from zlint.batched import FastWrapper, visit_batched
 from zlint.diagnostics import Diagnostic, FileError
@@ -106,8 +108,17 @@ def run_rules(
 
 
 def _parse_and_run(
-    text: str, path: str, rules: list[type[Rule]], settings: Settings, tree: ast.Module | None = None
+    text: str, path: str, rules: list[type[Rule]], settings: Settings, tree: ast.Module | None = None,
+    reduced: candidates.Plan | None = None,
 ) -> list[Diagnostic] | FileError:
+    """Parse ``text`` (or the ``reduced`` text of the candidate stage) and run ``rules``."""
+    if reduced is not None:
+        if reduced.text is None:
+            return []  # no code can hold a finding: LibCST parses nothing
+        outcome = _parse_and_run(reduced.text, path, rules, settings)
+        if isinstance(outcome, FileError):
+            return outcome
+        return [d for d in outcome if not reduced.drops(d.line)]
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -167,9 +178,15 @@ def lint_source(
             rules = list(prepass.relevant_rules(text, tree, rules, settings))
         except RecursionError:  # a pathological nesting depth: let the full path report it
             pass
+    reduced = None
+    if rules and not (full_path if full_path is not None else full_path_default()):
+        try:
+            reduced = candidates.plan(text, tree, rules, settings)
+        except RecursionError:
+            pass
     diagnostics: list[Diagnostic] = []
     if rules:
-        outcome = _parse_and_run(text, path, rules, settings, tree=tree)
+        outcome = _parse_and_run(text, path, rules, settings, tree=tree, reduced=reduced)
         if isinstance(outcome, FileError):
             result.error = outcome
             return result

@@ -8,7 +8,7 @@ through metadata (never re-deriving them), and calls :meth:`Rule.report` on the 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
@@ -147,6 +147,10 @@ class Rule(cst.BatchableCSTVisitor):
     #: Fast path (zlint/prepass.py): words (identifiers, attribute names, keywords) without which
     #: the rule cannot report anything in a file; None: unknown, the rule always sees the file.
     trigger_words: ClassVar[frozenset[str] | None] = None
+
+    #: Candidate stage (zlint/candidates.py): ``candidate(summary, settings)`` is True for every
+    #: function in which the rule can report something; None: unknown, files are parsed whole.
+    candidate: ClassVar[Callable[..., bool] | None] = None
 
     @classmethod
     def may_report(cls, text: str, tree: ast.Module, settings: Settings | None) -> bool:

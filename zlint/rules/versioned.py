@@ -37,3 +37,13 @@ class BeforeSymbolicRelease(Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self.applies = target_version(context.settings) < SYMBOLIC_SINCE
+
+
+def before_symbolic_release(test):
+    """Candidate stage (zlint/candidates.py): ``test`` where the settings target a torch older
+    than ``SYMBOLIC_SINCE``; no function is a candidate elsewhere (the rule reports nothing)."""
+
+    def candidate(summary, settings) -> bool:
+        return target_version(settings) < SYMBOLIC_SINCE and test(summary, settings)
+
+    return candidate

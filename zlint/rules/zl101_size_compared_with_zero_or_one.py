@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import size_condition
 from zlint.facts.lattice import Versus
 from zlint.facts.size_facts import SIZE_WORDS, Fact
 from zlint.rules.branching import BranchRule, Where, comparisons_of
@@ -13,6 +14,7 @@ from zlint.rules.calls import snippet
 class SizeComparedWithZeroOrOne(BranchRule):
     code = "ZL101"
     trigger_words = SIZE_WORDS
+    candidate = staticmethod(size_condition)
     name = "size-compared-with-zero-or-one"
     summary = "A tensor size compared with 0 or 1 decides control flow"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import size_condition
 from zlint.facts.size_facts import SIZE_WORDS, Fact, Kind
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import snippet
@@ -12,6 +13,7 @@ from zlint.rules.calls import snippet
 class SizeTruthiness(BranchRule):
     code = "ZL102"
     trigger_words = SIZE_WORDS
+    candidate = staticmethod(size_condition)
     name = "size-truthiness"
     summary = "The truth value of a tensor size (`if x.numel():`) decides control flow"
 

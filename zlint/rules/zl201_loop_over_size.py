@@ -12,6 +12,7 @@ from zlint.rules.calls import positional, snippet
 class LoopOverSize(Rule):
     code = "ZL201"
     trigger_words = SIZE_WORDS
+    candidate = staticmethod(lambda s, _: s.sized_argument(("range",)) or s.sized_repeat)
     name = "loop-over-size"
     summary = "`range()` over a tensor size: dynamo unrolls the loop and guards on the exact size"
 

@@ -14,6 +14,7 @@ ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "rev
 class TensorIteration(Rule):
     code = "ZL202"
     trigger_words = ITERATING_BUILTINS | {"for"}
+    candidate = staticmethod(lambda s, _: s.tensor_iteration)
     name = "tensor-iteration"
     summary = "Iterating a tensor over its first dim (`for row in x`, `zip(x, y)`, `list(x)`)"
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
+from zlint.candidates import FunctionSummary
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import int_value, keyword, method_name, positional, snippet, torch_function
@@ -11,9 +14,29 @@ from zlint.rules.calls import int_value, keyword, method_name, positional, snipp
 OPS = frozenset({"unbind", "split", "chunk", "tensor_split"})
 
 
+def may_count_by_size(summary: FunctionSummary, settings: object = None) -> bool:
+    """Candidate stage: an op of ``OPS`` whose pieces the code does not unpack, called through
+    torch or as a method (``split`` only on what may be a tensor, or with ``dim=``)."""
+    unpacked = {
+        id(node.value) for node in summary.of(ast.Assign)
+        if any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets)
+    }
+    for call in summary.calls(OPS):
+        if id(call) in unpacked or not isinstance(call.func, ast.Attribute):
+            continue
+        if call.func.attr != "split" or any(k.arg == "dim" for k in call.keywords):
+            return True
+        if summary.may_be_tensor(call.func.value) or any(q.startswith("torch.") for q in summary.index.qualified(
+            call.func
+        )):
+            return True
+    return any(id(call) not in unpacked for call in summary.calls(OPS) if isinstance(call.func, ast.Name))
+
+
 class OutputCountDependsOnSize(Rule):
     code = "ZL204"
     trigger_words = OPS
+    candidate = staticmethod(may_count_by_size)
     name = "output-count-depends-on-size"
     summary = "`unbind`/`split`/`chunk`/`tensor_split` whose number of outputs depends on a size"
 

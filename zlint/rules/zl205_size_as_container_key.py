@@ -14,6 +14,7 @@ LOOKUPS = frozenset({"get", "setdefault", "pop", "__getitem__", "__contains__"})
 class SizeAsContainerKey(Rule):
     code = "ZL205"
     trigger_words = SIZE_WORDS
+    candidate = staticmethod(lambda s, _: s.sized_key)
     name = "size-as-container-key"
     summary = "A tensor size used as a key or index of a Python dict or list"
 

@@ -27,6 +27,7 @@ DESCRIBING_METHODS = frozenset({"__repr__", "__str__", "extra_repr", "__format__
 class SizeFormattedIntoString(Rule):
     code = "ZL206"
     trigger_words = SIZE_WORDS
+    candidate = staticmethod(lambda s, _: s.sized_format)
     name = "size-formatted-into-string"
     summary = "A tensor size formatted into a string (f-string, `str()`, `%`, `.format()`)"
 

@@ -6,7 +6,7 @@ import libcst as cst
 
 from zlint.facts.size_facts import SIZE_WORDS, Kind
 from zlint.rules.calls import positional, snippet
-from zlint.rules.versioned import BeforeSymbolicRelease
+from zlint.rules.versioned import BeforeSymbolicRelease, before_symbolic_release
 
 CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt", "math.trunc"})
 
@@ -14,6 +14,9 @@ CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt",
 class SizeToPythonNumber(BeforeSymbolicRelease):
     code = "ZL207"
     trigger_words = SIZE_WORDS
+    candidate = staticmethod(
+        before_symbolic_release(lambda s, _: s.sized_argument(c.rsplit(".", 1)[-1] for c in CONVERSIONS))
+    )
     name = "size-to-python-number"
     summary = "`int()`/`float()`/`math.ceil()` of a tensor size (specializes on torch before 2.13)"
 

@@ -21,6 +21,7 @@ def _layout_call(node: cst.BaseExpression) -> bool:
 class BranchOnLayout(BranchRule):
     code = "ZL209"
     trigger_words = LAYOUT_METHODS
+    candidate = staticmethod(lambda s, _: s.tested_call(LAYOUT_METHODS))
     name = "branch-on-layout"
     summary = "Control flow on memory layout: `if x.is_contiguous():`, branching on strides"
 

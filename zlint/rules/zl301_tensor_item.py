@@ -16,6 +16,10 @@ SIZED_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "arange", "rand",
 class TensorItem(CallRule):
     code = "ZL301"
     trigger_words = CONVERSIONS | {"item"} | TENSOR_WORDS
+    candidate = staticmethod(
+        lambda s, _: "item" in s.words or s.tensor_slice_bound
+        or s.tensor_argument(("range", *CONVERSIONS, *SIZED_FACTORIES))
+    )
     name = "tensor-item"
     summary = "`.item()` or `int()`/`float()`/`bool()` of a tensor pulls a data-dependent value into Python"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.rules.calls import keyword, positional, snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
@@ -11,6 +12,7 @@ from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 class Nonzero(CallRule):
     code = "ZL304"
     trigger_words = frozenset({"nonzero", "argwhere", "where"})
+    candidate = staticmethod(spells(trigger_words))
     name = "nonzero"
     summary = "`nonzero()`, `torch.argwhere` or one-argument `torch.where(cond)`: the output size depends on the data"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.rules.calls import snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
@@ -11,6 +12,7 @@ from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 class UniqueOrBincount(CallRule):
     code = "ZL306"
     trigger_words = frozenset({"unique", "unique_consecutive", "bincount"})
+    candidate = staticmethod(spells(trigger_words))
     name = "unique-or-bincount"
     summary = "`torch.unique`, `unique_consecutive` or `bincount`: the output size depends on the data"
 

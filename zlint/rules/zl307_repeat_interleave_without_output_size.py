@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.facts.size_facts import Kind
 from zlint.rules.calls import keyword, positional, snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
@@ -12,6 +13,7 @@ from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 class RepeatInterleaveWithoutOutputSize(CallRule):
     code = "ZL307"
     trigger_words = frozenset({"repeat_interleave"})
+    candidate = staticmethod(spells(trigger_words))
     name = "repeat-interleave-without-output-size"
     summary = "`repeat_interleave` with tensor repeats and no `output_size=`: the output size depends on the data"
 

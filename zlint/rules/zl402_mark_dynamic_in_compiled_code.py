@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.facts.dynamic_dims import MARK_FUNCTIONS, mark_kind
 from zlint.rules.base import Rule
 
@@ -13,6 +14,7 @@ class MarkDynamicInCompiledCode(Rule):
     name = "mark-dynamic-in-compiled-code"
     summary = "`mark_dynamic`/`maybe_mark_dynamic`/`mark_unbacked` called inside compiled code or `forward`"
     trigger_words = MARK_FUNCTIONS
+    candidate = staticmethod(spells(MARK_FUNCTIONS))
 
     def visit_Call(self, node: cst.Call) -> None:
         kind = mark_kind(self.context.imports.qualify(node.func))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from zlint.candidates import at_compile_sites
 from zlint.facts.compiled_scope import CompileSite, Dynamic
 from zlint.facts.size_facts import Kind
 from zlint.rules.compiled_calls import CompiledCallRule, Frame
@@ -14,6 +15,7 @@ class StaticCompileWithVaryingSizes(CompiledCallRule):
     code = "ZL404"
     about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
+    candidate = staticmethod(at_compile_sites)
     name = "static-compile-with-varying-sizes"
     summary = "`torch.compile(..., dynamic=False)` on a callable called in a loop on new tensors"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.facts.dynamic_dims import DIM_FACTORIES, int_literal
 from zlint.rules.base import Rule
 
@@ -14,6 +15,7 @@ class ExportDimMinZeroOrOne(Rule):
     name = "export-dim-min-zero-or-one"
     summary = "`torch.export.Dim(..., min=0)`/`min=1`: export still traces for sizes >= 2"
     trigger_words = frozenset({"Dim"})
+    candidate = staticmethod(spells(trigger_words))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.imports.qualify(node.func) not in DIM_FACTORIES:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.facts.dynamic_dims import int_literal
 from zlint.rules.base import Rule
 
@@ -23,6 +24,7 @@ class ExportExampleSizeOne(Rule):
     name = "export-example-size-one"
     summary = "A `torch.export` example input has size 0 or 1 on a dim declared dynamic"
     trigger_words = frozenset({"export", "export_for_training", "draft_export"})
+    candidate = staticmethod(spells(trigger_words))  # reports at the export call
 
     def __init__(self, context) -> None:
         super().__init__(context)

@@ -6,6 +6,7 @@ import re
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.facts.compile_calls import compile_call, literal_string
 from zlint.rules.compile_checks import TorchDataRule, did_you_mean, version_note
 
@@ -25,6 +26,7 @@ class UnknownCompileBackend(TorchDataRule):
     code = "ZL412"
     about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile", "optimize"})
+    candidate = staticmethod(spells(trigger_words))
     name = "unknown-compile-backend"
     summary = "torch.compile(backend=...) names a backend torch does not register"
 

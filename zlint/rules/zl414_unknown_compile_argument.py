@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zlint.candidates import at_compile_sites
 from zlint.facts.compile_calls import CompileCall
 from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_note
 
@@ -10,6 +11,7 @@ class UnknownCompileArgument(CompileCallRule):
     code = "ZL414"
     about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
+    candidate = staticmethod(at_compile_sites)
     name = "unknown-compile-argument"
     summary = "torch.compile() given an argument it does not take (TypeError)"
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from zlint.candidates import at_compile_sites
 from zlint.facts.compile_calls import CompileCall, compile_call, is_none, literal_bool, literal_string
 from zlint.facts.imports import dotted_name
 from zlint.rules.compile_checks import TorchDataRule
@@ -61,6 +62,7 @@ class CudagraphsWithDynamicShapes(TorchDataRule):
     code = "ZL416"
     about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
+    candidate = staticmethod(at_compile_sites)
     name = "cudagraphs-with-dynamic-shapes"
     summary = "CUDA graphs on a compiled callable that gets dynamic shapes: one graph per shape"
 

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from zlint.candidates import spells
 from zlint.facts.compile_calls import compile_call, literal_string
 from zlint.facts.imports import dotted_name
 from zlint.rules.compile_checks import TorchDataRule
@@ -48,6 +49,7 @@ class RaisedRecompileLimit(TorchDataRule):
     code = "ZL417"
     about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset(LIMIT_KEYS)
+    candidate = staticmethod(spells(trigger_words, strings=True))
     name = "raised-recompile-limit"
     summary = "dynamo's cache_size_limit/recompile_limit raised far above the default (info)"
     #: advisory: the code runs, but hides a problem (SARIF/JSON writers may map it to "note")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zlint.candidates import at_compile_sites
 from zlint.facts.compile_calls import CompileCall, literal_bool
 from zlint.rules.compile_checks import CompileCallRule
 
@@ -10,6 +11,7 @@ class BlanketDynamicTrue(CompileCallRule):
     code = "ZL418"
     about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
+    candidate = staticmethod(at_compile_sites)
     name = "blanket-dynamic-true"
     summary = "torch.compile(dynamic=True) makes every dim dynamic; mark the dims that vary (opt-in)"
     default_enabled = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zlint.candidates import at_compile_sites
 from zlint.facts.compile_calls import CompileCall, literal_type
 from zlint.rules.compile_checks import CompileCallRule, version_note
 
@@ -13,6 +14,7 @@ class InductorOptionWrongType(CompileCallRule):
     code = "ZL419"
     about_compiled_code = False  # about a call site, wherever it sits
     trigger_words = frozenset({"compile"})
+    candidate = staticmethod(at_compile_sites)
     name = "inductor-option-wrong-type"
     summary = "torch.compile(options={...}) value of a type the inductor option rejects"
 
