@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.facts.evidence import is_plain_value
+from zlint.facts.loops import assigned_names
 from zlint.facts.values import _BLOCKS, _statement_children
 
 
@@ -40,25 +41,15 @@ def _assignments(function: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressio
                 if isinstance(statement, cst.Assign):
                     for target in statement.targets:
                         single = isinstance(target.target, cst.Name)
-                        found.extend((n, statement.value if single else None) for n in _names(target.target))
+                        found.extend((n, statement.value if single else None) for n in assigned_names(target.target))
                 elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
                     value = statement.value if isinstance(statement, cst.AnnAssign) else None
-                    found.extend((n, value) for n in _names(statement.target))
+                    found.extend((n, value) for n in assigned_names(statement.target))
         elif isinstance(current, _BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
             if isinstance(current, cst.For):
-                found.extend((n, None) for n in _names(current.target))
+                found.extend((n, None) for n in assigned_names(current.target))
             todo.extend(_statement_children(current))
     return found
-
-
-def _names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value)
-    return []
 
 
 def syntactic_size(value: cst.BaseExpression | None) -> bool:
