@@ -21,12 +21,28 @@ The answer for one file is a :class:`FileScope`: small, picklable, hashable into
 from __future__ import annotations
 
 import ast
-import functools
-import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
+
+from zlint.facts.compile_state import (
+    PREDICATE,
+    calls_predicate,
+    dotted,
+    known_predicate_value,
+    predicate_returns,
+    skipped_operands,
+    test_tree,
+    tree_value,
+)
+from zlint.facts.host_roles import (
+    ATTENTION_PROCESSOR,
+    SESSION,
+    checkpoint_role,
+    class_role,
+    file_role,
+    function_role,
+)
 
 COMPILED, NEVER, UNKNOWN = "compiled", "never", "unknown"
 
@@ -37,70 +53,6 @@ _COMPILE = frozenset({"torch.compile"})
 _PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Protocol", "typing.Protocol", "NamedTuple", "Enum"})
 # dynamo runs what these decorate eagerly (TorchScript's jit.ignore/unused say nothing to dynamo)
 _DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo"})
-# Predicates whose value under dynamo is known: is_compiling() is True while tracing (also through
-# a private wrapper of the same name, `_is_compiling()`); torch's TorchScript, jit-tracing and ONNX
-# states are off under dynamo. Any other predicate (transformers' `is_tracing()` is True under
-# dynamo, torchvision's `_is_tracing()` is False) is read from its definition when the run holds it.
-_TRUE_WHEN_COMPILING = ("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling")
-_FALSE_WHEN_COMPILING = ("is_scripting", "is_tracing", "is_in_onnx_export", "_get_tracing_state")
-# Libraries' own predicates, for runs that do not hold their definitions (by qualified name).
-_LIBRARY_PREDICATES = {
-    "transformers.utils.is_tracing": True,  # dynamo, jit, fx or stream capture
-    "transformers.utils.import_utils.is_tracing": True,
-    "torchvision.utils._is_tracing": False,  # TorchScript/jit tracing state only
-    "torchvision._is_tracing": False,
-}
-# names that may be such a predicate: a test calling one is kept for the project-wide reading
-_PREDICATE = re.compile(r"^_*(is|get)_\w*(compil|trac|script|onnx|export|dynamo)")
-
-# Functions that run once at construction or load time, eagerly, never inside a compiled forward.
-_NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^__(init|post_init|repr|str)__$|^extra_repr$"), "{name}"),
-    (re.compile(r"^_*(init|initialize)_?(weights?|params|parameters)|_init_weights?$|^_*reset_parameters$"),
-     "weight init"),
-    (re.compile(r"state_dict|^_*load_(pretrained|checkpoint|weights)|^_*from_pretrained$|^_*save_pretrained$"),
-     "state-dict load/save"),
-    (re.compile(r"filter_fn$|^_*convert_|^_*remap_"), "checkpoint conversion"),
-    (re.compile(r"^_*resize_|^_*tie_weights$|^_*prune_heads$"), "model surgery at setup"),
-)
-# Classes whose methods prepare inputs or describe configuration: they run before the model.
-_NEVER_CLASS = re.compile(r"Processor|Processing|Tokenizer|FeatureExtractor|FeatureExtraction")
-# Host-side orchestration: objects that drive a compiled model from outside (users compile
-# `pipe.unet`, never the pipeline; HF compiles the forward inside `generate`, not the loop).
-_HOST_CLASS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"Pipeline"), "diffusion pipeline (host-side orchestration)"),
-    (re.compile(r"Scheduler"), "scheduler (host-side)"),
-    (re.compile(r"Collator"), "data collator (host-side)"),
-    (re.compile(r"GenerationMixin$"), "generation loop (host-side)"),
-    (re.compile(r"Conversion(Ops?)?$|Converter$"), "weight conversion (load/save time)"),
-    (re.compile(r"CandidateGenerator"), "candidate generator (host-side generation loop)"),
-    (re.compile(r"Dataset$|DataLoader$|Sampler$"), "data loading (host-side)"),
-    (re.compile(r"Trainer$|Callback$"), "training loop (host-side)"),
-    (re.compile(r"Exporter$"), "exporter (host-side)"),
-)
-# Attention processors are the compute of `Attention.forward` (`self.processor(...)`), not input
-# processing, even though their names end in Processor.
-_ATTENTION_PROCESSOR = re.compile(r"Att(n|ention)\w*Processor")
-_GENERATE = re.compile(r"^_*generate(_|$)|_for_generat(e|ion)$")
-# Modules whose role, by their file name, is host-side: tests and their helpers, configuration.
-_HOST_FILES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^(test_\w+|\w+_test|testing_utils|conftest)\.py$"), "test code"),
-    (re.compile(r"^configuration_\w+\.py$"), "configuration module"),
-)
-_SESSION = re.compile(r"(^|\.)\w*Session$")
-# Packages whose code runs outside the model by their role: the data pipeline (datasets,
-# transforms and loaders run in data-loader workers, on samples), weight loading (diffusers'
-# `loaders/`: LoRA, adapters, single files), the generation loop around the compiled forward and
-# export tooling (ONNX translations of ops).
-_HOST_PACKAGES = {
-    "data": "data pipeline (runs in the data loader)",
-    "datasets": "data pipeline (runs in the data loader)",
-    "transforms": "data transform (runs in the data loader)",
-    "loaders": "weight loading (runs once, eagerly)",
-    "generation": "generation loop (runs eagerly around the compiled forward)",
-    "exporters": "export tooling (runs once, eagerly)",
-}
-_CHECKPOINT_PARAMS = frozenset({"checkpoint", "state_dict", "original_state_dict", "ckpt", "model_state"})
 
 
 @dataclass
@@ -199,20 +151,6 @@ class FileScope:
         return repr(self)
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
-        parts.append("super()")
-        return ".".join(reversed(parts))
-    return None
-
-
 def _qualify(summary: FileSummary, name: str | None) -> str | None:
     """``nn.Module`` -> ``torch.nn.Module`` through the file's imports."""
     if not name:
@@ -222,48 +160,6 @@ def _qualify(summary: FileSummary, name: str | None) -> str | None:
     if target is None:
         return name
     return f"{target}.{rest}" if rest else target
-
-
-def _test_tree(test: ast.expr, local: dict[str, ast.expr] | None = None) -> list:
-    """A test as a small JSON-able tree that :func:`_tree_value` can read once the predicates of the
-    run are known: ``["not", t]``, ``["and"|"or", [[t, first line, last line], ...]]``, ``["call",
-    dotted callee]``, ``["?"]``. ``local``: a function's own single assignments (``flag = a or b``)."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return ["not", _test_tree(test.operand, local)]
-    if isinstance(test, ast.BoolOp):
-        kind = "and" if isinstance(test.op, ast.And) else "or"
-        return [kind, [[_test_tree(v, local), v.lineno, v.end_lineno or v.lineno] for v in test.values]]
-    if isinstance(test, ast.Call):
-        name = _dotted(test.func)
-        return ["call", name] if name else ["?"]
-    if isinstance(test, ast.Name) and local and test.id in local:
-        return _test_tree(local.pop(test.id), local)  # popped: a self-referencing name ends here
-    return ["?"]
-
-
-def _calls_predicate(tree: list) -> bool:
-    if tree[0] == "call":
-        return bool(_PREDICATE.match(tree[1].rsplit(".", 1)[-1]))
-    if tree[0] == "not":
-        return _calls_predicate(tree[1])
-    if tree[0] in ("and", "or"):
-        return any(_calls_predicate(t) for t, _, _ in tree[1])
-    return False
-
-
-def _predicate_returns(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list | None:
-    """What a predicate function returns, as a test tree (``["same", [tree, ...]]``): its value is
-    known when every return agrees."""
-    local: dict[str, ast.expr] = {}
-    returns: list[ast.expr] = []
-    for stmt in ast.walk(node):
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            local.setdefault(stmt.targets[0].id, stmt.value)
-        elif isinstance(stmt, ast.Return) and stmt.value is not None:
-            returns.append(stmt.value)
-    if not returns:
-        return None
-    return ["same", [_test_tree(r, dict(local)) for r in returns]]
 
 
 class _Summarizer:
@@ -320,7 +216,7 @@ class _Summarizer:
 
     def klass(self, node: ast.ClassDef) -> None:
         qual = ".".join([*self.scope, node.name])
-        info = _Class(qual, [b for b in (_dotted(base) for base in node.bases) if b])
+        info = _Class(qual, [b for b in (dotted(base) for base in node.bases) if b])
         self.summary.classes[qual] = info
         for expr in (*node.bases, *node.keywords, *node.decorator_list):
             self.expressions(expr)
@@ -338,13 +234,13 @@ class _Summarizer:
         args = node.args
         info.params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         info.takes_session = any(
-            _SESSION.search(_dotted(a.annotation) or "") for a in (*args.posonlyargs, *args.args) if a.annotation
+            SESSION.search(dotted(a.annotation) or "") for a in (*args.posonlyargs, *args.args) if a.annotation
         )
         if node.decorator_list:
             info.start = min(d.lineno for d in node.decorator_list)
         for decorator in node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            name = _qualify(self.summary, _dotted(target))
+            name = _qualify(self.summary, dotted(target))
             if name:
                 info.decorators.append(name)
         if qual in self.summary.functions:
@@ -354,8 +250,8 @@ class _Summarizer:
             self.classes[-1].methods[node.name] = qual
         for decorator in node.decorator_list:  # torch.compile(...) in a decorator is a site
             self.expressions(decorator)
-        if _PREDICATE.match(node.name):
-            returns = _predicate_returns(node)
+        if PREDICATE.match(node.name):
+            returns = predicate_returns(node)
             if returns is not None:
                 self.summary.predicates[qual] = returns
         self.scope.append(node.name)
@@ -392,8 +288,8 @@ class _Summarizer:
         the calls of each branch apart; False when the test calls none."""
         if not self.functions:
             return False
-        test = _test_tree(node.test)
-        if not _calls_predicate(test):
+        test = test_tree(node.test)
+        if not calls_predicate(test):
             return False
         body = (node.body[0].lineno, max((s.end_lineno or s.lineno) for s in node.body))
         orelse = (node.orelse[0].lineno, max((s.end_lineno or s.lineno) for s in node.orelse)) if node.orelse else None
@@ -410,18 +306,18 @@ class _Summarizer:
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
         for target in targets:
-            if (_dotted(target) or "").endswith("backed_size_oblivious") and _is_true(value):
+            if (dotted(target) or "").endswith("backed_size_oblivious") and _is_true(value):
                 self.summary.size_oblivious = self.summary.single_graph = True
         if not isinstance(value, ast.Call):
             return
-        callee = _dotted(value.func)
+        callee = dotted(value.func)
         if self.functions and (callee or "").endswith("Parameter"):
-            if any((_dotted(t) or "").startswith("self.") for t in targets):
+            if any((dotted(t) or "").startswith("self.") for t in targets):
                 self.functions[-1].mutates_module = True
         if not callee or not callee.rsplit(".", 1)[-1][:1].isupper():
             return
         for target in targets:
-            name = _dotted(target)
+            name = dotted(target)
             if name and name.startswith("self.") and self.classes and name.count(".") == 1:
                 self.classes[-1].attributes.setdefault(name[5:], callee)
             elif name and not self.functions:
@@ -437,11 +333,11 @@ class _Summarizer:
                 if isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(node.ctx, ast.Load):
                     self.functions[-1].refs.add(node.attr)
             elif isinstance(node, ast.Attribute) and node.attr == "DYNAMIC":
-                if (_dotted(node.value) or "").endswith("Dim"):
+                if (dotted(node.value) or "").endswith("Dim"):
                     self.summary.single_graph = True
 
     def call(self, node: ast.Call) -> None:
-        callee = _dotted(node.func)
+        callee = dotted(node.func)
         if callee is None:
             return
         last = callee.rsplit(".", 1)[-1]
@@ -461,7 +357,7 @@ class _Summarizer:
         owner = ".".join(self.scope)
         if qualified in _COMPILE and node.args:
             first = node.args[0]
-            target = _dotted(first.func) if isinstance(first, ast.Call) else _dotted(first)
+            target = dotted(first.func) if isinstance(first, ast.Call) else dotted(first)
             if target:
                 self.summary.compiled_names.append((owner, target))
         elif last == "compile" and qualified == callee and "." in callee and not node.args:
@@ -475,7 +371,7 @@ def _raises(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Assert):
         return isinstance(stmt.test, ast.Constant) and not stmt.test.value
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
-        name, first = _dotted(stmt.value.func) or "", stmt.value.args[0]
+        name, first = dotted(stmt.value.func) or "", stmt.value.args[0]
         return name.endswith("_assert") and isinstance(first, ast.Constant) and first.value is False
     return False
 
@@ -691,31 +587,6 @@ def _join_relative(pieces: list[str]) -> str:
     return pieces[0] + ("." + ".".join(pieces[1:]) if len(pieces) > 1 else "")
 
 
-def _host_file(path: str) -> str | None:
-    """Why a file's code runs outside the model, from its name or its package; None if it may not."""
-    name = PurePath(path).name
-    for pattern, reason in _HOST_FILES:
-        if pattern.match(name):
-            return reason
-    return _host_package(path)
-
-
-def _host_package(path: str) -> str | None:
-    """The role of the package holding ``path`` when it runs outside the model (see _HOST_PACKAGES).
-    Only a Python package (a directory with ``__init__.py``) counts: a checkout under ``~/data/``
-    says nothing about its code."""
-    parent = PurePath(path).parent
-    for directory in (parent, *parent.parents):
-        if directory.name in _HOST_PACKAGES and _is_package(str(directory)):
-            return f"{_HOST_PACKAGES[directory.name]}: {directory.name}/ package"
-    return None
-
-
-@functools.lru_cache(maxsize=1024)
-def _is_package(directory: str) -> bool:
-    return os.path.isfile(os.path.join(directory, "__init__.py"))
-
-
 def _marked_never(function: _Function) -> str | None:
     """An explicit marker that dynamo skips ``function``: it wins over reachability."""
     for decorator in function.decorators:
@@ -739,31 +610,14 @@ def _class_names(project: _Project, path: str, cls: str, seen: frozenset = froze
 def _never_reason(project: _Project, path: str, function: _Function) -> str | None:
     """Why ``function`` never runs compiled, from what it is, or None. These are heuristics:
     a function that compiled code reaches is compiled whatever this says."""
-    for pattern, reason in _NEVER_NAMES:
-        if pattern.search(function.name):
-            return reason.format(name=function.name)
-    if _GENERATE.search(function.name):
-        return "generation driver (runs eagerly around the compiled forward)"
+    reason = function_role(function.name)
+    if reason is not None:
+        return reason
     if function.mutates_module:
         return "changes the model's parameters or buffers (setup)"
     if function.cls is not None and not project.is_module_class(path, function.cls):
-        short = function.cls.rsplit(".", 1)[-1]
-        names = _class_names(project, path, function.cls)
-        for pattern, reason in _HOST_CLASS:
-            if any(pattern.search(name) for name in names):
-                return reason
-        for name in names:
-            if name.endswith(("Config", "Configuration")):
-                return f"configuration ({short})"
-            if _NEVER_CLASS.search(name) and not _ATTENTION_PROCESSOR.search(name):
-                return f"input/output processing ({short})"
+        return class_role(_class_names(project, path, function.cls), function.cls.rsplit(".", 1)[-1])
     return None
-
-
-def _checkpoint_reason(function: _Function) -> str | None:
-    """A function that takes a checkpoint or state dict converts or loads weights."""
-    checkpoint = _CHECKPOINT_PARAMS.intersection(function.params)
-    return f"checkpoint conversion/loading (takes {sorted(checkpoint)[0]})" if checkpoint else None
 
 
 def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
@@ -778,7 +632,7 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
         if PurePath(key[0]).name.startswith("convert_"):
             verdict[key] = (NEVER, "conversion script")
             continue
-        role = _host_file(key[0])
+        role = file_role(key[0])
         if role is not None:  # a role by name; an explicit torch.compile still wins (below)
             verdict[key] = (NEVER, role)
             by_role.add(key)
@@ -801,7 +655,7 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
         if function.name == "forward" and function.cls and project.is_module_class(path, function.cls):
             verdict[key] = (COMPILED, f"forward of {function.cls.rsplit('.', 1)[-1]}")
             work.append(key)
-        elif function.name == "__call__" and function.cls and _ATTENTION_PROCESSOR.search(function.cls):
+        elif function.name == "__call__" and function.cls and ATTENTION_PROCESSOR.search(function.cls):
             # `Attention.forward` dispatches to whichever processor object it was given
             verdict[key] = (COMPILED, f"attention processor ({function.cls.rsplit('.', 1)[-1]})")
             work.append(key)
@@ -851,7 +705,7 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
     # the weakest hint last, so that "called only from ..." keeps its more telling reason
     for key, function in functions.items():
         if key not in verdict:
-            reason = _checkpoint_reason(function)
+            reason = checkpoint_role(function.params)
             if reason is not None:
                 verdict[key] = (NEVER, reason)
     _propagate_never(functions, verdict, callers, branch_callers)
@@ -883,7 +737,10 @@ def _read_guards(project: _Project, path: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     for index, guard in enumerate(summary.guards):
         function = summary.functions.get(guard.function)
-        value = _tree_value(guard.test, path, project)
+        def call_value(name: str) -> bool | None:
+            return _predicate_value(name, path, project)
+
+        value = tree_value(guard.test, call_value)
         inside_dead = guard.parent is not None and dead[guard.parent]
         for branch, span in enumerate((guard.body, guard.orelse)):
             never = inside_dead or (value is not None and value is (branch == 1))
@@ -893,65 +750,25 @@ def _read_guards(project: _Project, path: str) -> list[tuple[int, int, str]]:
             if never and span is not None and not inside_dead:
                 spans.append((*span, "branch not taken under torch.compile"))
         if not inside_dead:
-            skipped = _skipped_operands(guard.test, path, project)
+            skipped = skipped_operands(guard.test, call_value)
             spans.extend((s, e, "not evaluated under torch.compile") for s, e in skipped)
     return spans
 
 
-def _tree_value(tree: list, path: str, project: _Project, seen: frozenset = frozenset()) -> bool | None:
-    """The value of a test tree while dynamo traces (None: not known)."""
-    kind = tree[0]
-    if kind == "not":
-        inner = _tree_value(tree[1], path, project, seen)
-        return None if inner is None else not inner
-    if kind in ("and", "or", "same"):
-        values = [_tree_value(t[0] if kind != "same" else t, path, project, seen) for t in tree[1]]
-        if kind == "same":
-            return values[0] if values and all(v is values[0] for v in values) else None
-        if kind == "and":
-            return False if False in values else (True if all(v is True for v in values) else None)
-        return True if True in values else (False if all(v is False for v in values) else None)
-    if kind == "call":
-        return _predicate_value(tree[1], path, project, seen)
-    return None
-
-
-def _predicate_value(name: str, path: str, project: _Project, seen: frozenset) -> bool | None:
-    """What calling ``name`` returns under dynamo: torch's own predicates are known; a predicate
-    defined in the run is read from what it returns."""
+def _predicate_value(name: str, path: str, project: _Project, seen: frozenset = frozenset()) -> bool | None:
+    """What calling ``name`` (in ``path``) returns under dynamo: known for torch's and libraries'
+    predicates; a predicate defined in the run is read from what it returns."""
     qualified = _qualify(project.files[path], name) or name
-    last = qualified.rsplit(".", 1)[-1]
-    if last.lstrip("_") in _TRUE_WHEN_COMPILING:
-        return True
-    if qualified.startswith("torch.") and last.endswith(_FALSE_WHEN_COMPILING):
-        return False
-    if qualified in _LIBRARY_PREDICATES:
-        return _LIBRARY_PREDICATES[qualified]
+    known = known_predicate_value(qualified)
+    if known is not None:
+        return known
     found = project.resolve_symbol(path, name)
     if found is None or found in seen:
         return None
     returns = project.files[found[0]].predicates.get(found[1])
-    return None if returns is None else _tree_value(returns, found[0], project, seen | {found})
-
-
-def _skipped_operands(tree: list, path: str, project: _Project) -> list[tuple[int, int]]:
-    """Lines of ``and``/``or`` operands that a decided operand before them short-circuits under
-    dynamo (`not is_tracing(x) and x.all()`): they never run compiled. Only whole lines after the
-    deciding operand count, so a line that also holds compiled code stays compiled."""
-    out: list[tuple[int, int]] = []
-    if tree[0] == "not":
-        return _skipped_operands(tree[1], path, project)
-    if tree[0] not in ("and", "or"):
-        return out
-    stop = tree[0] == "or"  # the value that ends the chain
-    for position, (operand, _, end) in enumerate(tree[1]):
-        out.extend(_skipped_operands(operand, path, project))
-        if _tree_value(operand, path, project) is stop:
-            rest = tree[1][position + 1:]
-            if rest and rest[-1][2] > end:
-                out.append((max(rest[0][1], end + 1), rest[-1][2]))
-            break
-    return out
+    if returns is None:
+        return None
+    return tree_value(returns, lambda callee: _predicate_value(callee, found[0], project, seen | {found}))
 
 
 def _propagate_never(
