@@ -82,11 +82,11 @@ class _Guard:
     once every predicate of the run is known."""
 
     function: str  # qualname of the function holding it
-    test: list  # the test as a small JSON-able tree (see _test_tree)
+    test: list  # the test as a small JSON-able tree (zlint.facts.compile_state.test_tree)
     body: tuple[int, int]
     orelse: tuple[int, int] | None
     #: callees called in the body / in the else branch (kept out of the function's own calls)
-    calls: tuple[list[str], list[str]] = ([], [])
+    calls: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
     #: the guard and branch (0 body, 1 else) this one is nested in, if any
     parent: tuple[int, int] | None = None
 
