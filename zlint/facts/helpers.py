@@ -92,6 +92,25 @@ class FunctionIndex:
             found = self._plain[id(function)] = frozenset(name for name, plain in bound.items() if plain)
         return found
 
+    def tuple_returns(self, function: cst.FunctionDef) -> frozenset[int] | None:
+        """For a function that returns only tuple literals (``return cos, sin``), the positions
+        every return fills with a plain Python value (a literal, a list build, or a name
+        :meth:`plain_names` knows); None when it returns anything else."""
+        values = self.returns(function)
+        if not values or not all(isinstance(v, cst.Tuple) and len(v.elements) > 1 for v in values):
+            return None
+        width = {len(v.elements) for v in values}  # type: ignore[union-attr]
+        if len(width) != 1:
+            return frozenset()
+        plain = self.plain_names(function)
+
+        def is_plain(value: cst.BaseExpression) -> bool:
+            return value.value in plain if isinstance(value, cst.Name) else is_plain_value(value)
+
+        return frozenset(
+            i for i in range(width.pop()) if all(is_plain(v.elements[i].value) for v in values)  # type: ignore[union-attr]
+        )
+
     def returns(self, function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
         found = self._returns.get(id(function))
         if found is None:

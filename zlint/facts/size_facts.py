@@ -33,7 +33,6 @@ from zlint.facts.evidence import (
     TENSOR_METHODS,
     Bindings,
     Evidence,
-    is_plain_value,
     scan_function,
 )
 from zlint.facts.helpers import FunctionIndex, syntactic_size
@@ -218,17 +217,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         forward = self._index.methods.get(name, {}).get("forward") if name else None
         if forward is None:
             return None
-        values = self._index.returns(forward)
-        if not values or not all(isinstance(v, cst.Tuple) and len(v.elements) > 1 for v in values):
-            return None
-        plain_names = self._index.plain_names(forward)
-        width = {len(v.elements) for v in values}
-        if len(width) != 1:
-            return frozenset()
-        return frozenset(
-            i for i in range(width.pop())
-            if all(_plain_element(v.elements[i].value, plain_names) for v in values)  # type: ignore[union-attr]
-        )
+        return self._index.tuple_returns(forward)
 
     def _is_module_call(self, node: cst.BaseExpression) -> bool:
         """``self.block(x)`` where ``self.block`` holds a module of a class zlint does not know."""
@@ -790,13 +779,6 @@ def _names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return [n for e in target.elements for n in _names(e.value)]
     return []
-
-
-def _plain_element(value: cst.BaseExpression, plain_names: frozenset[str]) -> bool:
-    """A returned value that is no tensor: a literal, a list/tuple build, or a name only bound to those."""
-    if isinstance(value, cst.Name):
-        return value.value in plain_names
-    return is_plain_value(value)
 
 
 def _is_any(node: cst.BaseExpression) -> bool:
