@@ -437,3 +437,85 @@ def test_disable_decorators_under_other_names():
         ("never", "@torch.compiler.disable"),
         ("unknown", "no compiled caller found"),
     ]
+
+
+def test_a_method_called_on_an_object_of_unknown_class_resolves_by_its_unique_name():
+    # the head is registered by a framework (`register_modules`), so its class is not known at the
+    # call; only one class of the run defines `predict_frames`, so that is what runs
+    found = scopes(
+        {
+            "head.py": """
+            from torch import nn
+
+            class DurationHead(nn.Module):
+                def forward(self, x):
+                    return x.mean()
+
+                def predict_frames(self, x):
+                    return int(self(x).item())  # <-
+
+                def decode(self, x):
+                    return x  # <-
+
+                def __call__(self, x):
+                    return x  # <-
+            """,
+            "other.py": """
+            from torch import nn
+
+            class Vae(nn.Module):
+                def decode(self, x):
+                    return x  # <-
+
+                def forward(self, x):
+                    return x
+            """,
+            "pipeline.py": """
+            class VideoPipeline:
+                def __call__(self, x):
+                    n = self.duration_head.predict_frames(x)
+                    y = self.duration_head.decode(x)
+                    return self.duration_head.__call__(x)
+            """,
+        }
+    )
+    assert list(found["head.py"].values()) == [
+        ("never", "called only from VideoPipeline.__call__"),
+        ("unknown", "no compiled caller found"),  # `decode`: two classes define it, either may run
+        ("unknown", "no compiled caller found"),  # dunders never resolve by name
+    ]
+    assert list(found["other.py"].values()) == [("unknown", "no compiled caller found")]
+
+
+def test_a_unique_method_name_called_from_compiled_code_is_compiled():
+    assert one(
+        """
+        from torch import nn
+
+        class Tower(nn.Module):
+            def forward(self, x):
+                return self.backbone.embed_query(x)
+
+        class Backbone(nn.Module):
+            def embed_query(self, x):
+                return x  # <-
+
+            def forward(self, x):
+                return x
+
+        class Metrics:
+            def update(self, x):
+                return self.reduce_rows(x)  # <-
+
+            def reduce_rows(self, x):
+                return x  # <-
+
+        def local_object(model, x):
+            return model.x.view(x)  # <- no class of the run defines `view`
+        """
+    ) == [
+        ("compiled", "called from Tower.forward"),
+        ("never", "evaluation metrics (host-side, on the model's outputs)"),
+        ("never", "evaluation metrics (host-side, on the model's outputs)"),
+        ("unknown", "no compiled caller found"),
+    ]

@@ -236,7 +236,7 @@ def check(args: argparse.Namespace) -> int:
         return _error(f"{exc.path}: {exc}")
     if deferred is not None:
         cache = None if args.no_cache else Cache(args.cache_dir or default_cache_dir(), full_path_default())
-        project = ProjectIndex.build((path for path, _ in linted), cache.project_file if cache else None)
+        project = ProjectIndex.build((path for path, _ in linted), cache.project_file if cache else None, args.jobs)
         results = lint_files(linted, args.jobs, cache, project)
         for entry in deferred:
             if isinstance(entry, FileError):

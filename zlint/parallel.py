@@ -8,6 +8,7 @@ bytes whose hash keys the cache entry.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.pool
 import os
 import sys
 from collections.abc import Sequence
@@ -55,12 +56,12 @@ def _lint_task(task: _Task) -> tuple[int, FileResult]:
     return task.index, lint_source(task.data, task.path, task.settings, scope=task.scope)
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    # fork starts workers in milliseconds with zlint and libcst already imported; elsewhere
-    # (macOS, Windows) the platform default
+def worker_pool(workers: int) -> multiprocessing.pool.Pool:
+    """A pool of ``workers`` processes. On Linux they fork, starting in milliseconds with what
+    this process already imported; elsewhere (macOS, Windows) the platform default."""
     if sys.platform.startswith("linux"):
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
+        return multiprocessing.get_context("fork").Pool(workers)
+    return multiprocessing.get_context().Pool(workers)
 
 
 def lint_files(
@@ -100,7 +101,7 @@ def lint_files(
     if workers > 1:
         # biggest files first, so no worker is left with a large file at the end
         tasks.sort(key=lambda t: len(t.data), reverse=True)
-        with _context().Pool(workers) as pool:
+        with worker_pool(workers) as pool:
             for index, result in pool.imap_unordered(_lint_task, tasks, chunksize=1):
                 results[index] = result
     else:

@@ -27,10 +27,11 @@ class ProjectIndex:
         self._scopes = scopes
 
     @classmethod
-    def build(cls, paths: Iterable[str], cache_file: Path | None = None) -> ProjectIndex:
+    def build(cls, paths: Iterable[str], cache_file: Path | None = None, jobs: int | None = None) -> ProjectIndex:
         """Summarize each readable, parseable file; files that fail are linted (and reported)
         on their own later, so here they are simply left out. ``cache_file`` keeps the summaries,
-        and the answer for the last set of files, between runs."""
+        and the answer for the last set of files, between runs. ``jobs``: worker processes for
+        the files not in the cache (as many as cores when None)."""
         stored = _load(cache_file) if cache_file is not None else {}
         keys: dict[str, tuple[str, bytes]] = {}
         for path in paths:
@@ -45,17 +46,19 @@ class ProjectIndex:
             if scopes is not None:
                 return cls(scopes)
         kept: dict[str, object] = {}
-        summaries: list[FileSummary] = []
+        found: dict[str, FileSummary | None] = {}
+        missing: list[tuple[str, str, bytes]] = []
         for key, (path, data) in keys.items():
             entry = stored.get(key)
-            summary = _decode(entry) if entry is not None else None
-            if summary is None:
-                tree = _tree(path, data)
-                if tree is None:
-                    continue
-                summary = summarize(path, tree)
-            kept[key] = _encode(summary)
-            summaries.append(summary)
+            found[key] = _decode(entry) if entry is not None else None
+            if found[key] is None:
+                missing.append((key, path, data))
+        found.update(_summarize_all(missing, jobs))
+        summaries: list[FileSummary] = []
+        for key, summary in found.items():  # in the order of the paths, whoever summarized them
+            if summary is not None:
+                kept[key] = _encode(summary)
+                summaries.append(summary)
         scopes = classify(summaries)
         if cache_file is not None:
             kept[_ANSWER] = {"run": run, "scopes": {p: dataclasses.astuple(s) for p, s in scopes.items()}}
@@ -84,6 +87,33 @@ def _decode_scopes(data: object) -> dict[str, FileScope] | None:
         }
     except (AssertionError, TypeError, ValueError):
         return None
+
+
+def _summarize_all(files: list[tuple[str, str, bytes]], jobs: int | None) -> dict[str, FileSummary | None]:
+    """``{key: summary}`` of ``(key, path, data)`` files, None for a file that does not parse;
+    across worker processes when there are enough files to pay for starting them."""
+    from zlint.parallel import MIN_FILES_PER_WORKER, default_jobs, worker_pool
+
+    jobs = default_jobs() if not jobs or jobs < 1 else jobs
+    workers = min(jobs, len(files) // MIN_FILES_PER_WORKER)
+    if workers <= 1:
+        return {key: _summary(path, data) for key, path, data in files}
+    out: dict[str, FileSummary | None] = {}
+    order = sorted(files, key=lambda f: len(f[2]), reverse=True)  # big files first: no straggler
+    with worker_pool(workers) as pool:
+        for key, summary in pool.imap_unordered(_summary_task, order, chunksize=4):
+            out[key] = summary
+    return out
+
+
+def _summary_task(file: tuple[str, str, bytes]) -> tuple[str, FileSummary | None]:
+    key, path, data = file
+    return key, _summary(path, data)
+
+
+def _summary(path: str, data: bytes) -> FileSummary | None:
+    tree = _tree(path, data)
+    return summarize(path, tree) if tree is not None else None
 
 
 def _tree(path: str, data: bytes) -> ast.Module | None:

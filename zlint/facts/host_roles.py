@@ -37,6 +37,9 @@ _HOST_CLASS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"CandidateGenerator"), "candidate generator (host-side generation loop)"),
     (re.compile(r"Dataset$|DataLoader$|Sampler$"), "data loading (host-side)"),
     (re.compile(r"Trainer$|Callback$"), "training loop (host-side)"),
+    # metrics accumulate the model's outputs after it ran (an nn.Module metric is no host class:
+    # class roles apply only to classes that are not modules)
+    (re.compile(r"Evaluator$|Metrics?$|Meter$"), "evaluation metrics (host-side, on the model's outputs)"),
     (re.compile(r"Exporter$"), "exporter (host-side)"),
 )
 # Attention processors are the compute of `Attention.forward` (`self.processor(...)`), not input

@@ -21,6 +21,7 @@ The answer for one file is a :class:`FileScope`: small, picklable, hashable into
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -421,24 +422,49 @@ class _Project:
                 # an ambiguous suffix (two files end in models/utils.py) resolves to nothing
                 self.modules[name] = path if name not in self.modules else None
         self._module_cache: dict[str, bool] = {}
+        self._relative: dict[tuple[str, str], str | None] = {}
+        self._symbols: dict[tuple[str, str], tuple[str, str] | None] = {}
+        # method name -> the methods of that name in the run's classes: a call on an object whose
+        # class is not known (`self.head.predict(...)` with the head registered by a framework,
+        # `components.head.predict(...)`) resolves by name when exactly one class defines it
+        self.methods_named: dict[str, list[_Key]] = {}
+        for path, summary in self.files.items():
+            for info in summary.classes.values():
+                for name, qual in info.methods.items():
+                    self.methods_named.setdefault(name, []).append((path, qual))
 
     def module_file(self, importer: str, dotted: str) -> str | None:
         """The file of the run that ``dotted`` (``.utils``, ``timm.layers``) names, if any."""
-        if dotted.startswith("."):
-            level = len(dotted) - len(dotted.lstrip("."))
-            base = PurePath(importer).parent
-            for _ in range(level - 1):
-                base = base.parent
-            rest = dotted.lstrip(".").split(".") if dotted.strip(".") else []
-            for candidate in (base.joinpath(*rest).with_suffix(".py") if rest else None,
-                              base.joinpath(*rest, "__init__.py")):
-                if candidate is not None and str(candidate) in self.files:
-                    return str(candidate)
-            return None
-        return self.modules.get(dotted)
+        if not dotted.startswith("."):
+            return self.modules.get(dotted)
+        # relative imports resolve from the importer's directory: memoized, as every file of a
+        # package imports the same few siblings many times
+        key = (os.path.dirname(importer), dotted)
+        if key not in self._relative:
+            self._relative[key] = self._relative_file(importer, dotted)
+        return self._relative[key]
+
+    def _relative_file(self, importer: str, dotted: str) -> str | None:
+        level = len(dotted) - len(dotted.lstrip("."))
+        base = PurePath(importer).parent
+        for _ in range(level - 1):
+            base = base.parent
+        rest = dotted.lstrip(".").split(".") if dotted.strip(".") else []
+        for candidate in (base.joinpath(*rest).with_suffix(".py") if rest else None,
+                          base.joinpath(*rest, "__init__.py")):
+            if candidate is not None and str(candidate) in self.files:
+                return str(candidate)
+        return None
 
     def resolve_symbol(self, path: str, name: str) -> tuple[str, str] | None:
         """(file, qualname) of a function or class that ``name`` names in ``path``."""
+        key = (path, name)
+        if key not in self._symbols:
+            self._symbols[key] = None  # a re-export cycle resolves to nothing
+            self._symbols[key] = self._resolve_symbol(path, name)
+        return self._symbols[key]
+
+    def _resolve_symbol(self, path: str, name: str) -> tuple[str, str] | None:
         summary = self.files[path]
         if name in summary.functions or name in summary.classes:
             return path, name
@@ -559,6 +585,8 @@ class _Project:
                     hit = self.method(*module, "forward") or self.method(*module, "__call__")
                     if hit is not None:
                         out.append(hit)
+                elif "." in rest:
+                    out.extend(self._by_method_name(rest.rsplit(".", 1)[-1]))
                 continue
             nested = f"{function.qualname}.{name}"
             if nested in summary.functions:
@@ -566,11 +594,22 @@ class _Project:
                 continue
             found = self.resolve_symbol(path, name)
             if found is None:
+                if rest and head not in summary.imports:  # a method of an object: `obj.attr.m(...)`
+                    out.extend(self._by_method_name(name.rsplit(".", 1)[-1]))
                 continue
             file, symbol = found
             if symbol in self.files[file].functions:
                 out.append(found)
         return out
+
+    def _by_method_name(self, name: str) -> list[_Key]:
+        """The one method of the run named ``name``, for a call whose receiver's class is unknown;
+        nothing when no class or several classes define it (the call could be any of them, or a
+        library's) or when the name is a dunder or ``forward`` (every module has one)."""
+        owners = self.methods_named.get(name, ())
+        if len(owners) != 1 or name == "forward" or name.startswith("__"):
+            return []
+        return list(owners)
 
     def _super(self, path: str, cls: str, name: str) -> _Key | None:
         info = self.files[path].classes[cls]
