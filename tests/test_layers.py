@@ -49,6 +49,7 @@ LAYERS = {
     "zlint.prepass": ENGINE,
     "zlint.cache": ENGINE,
     "zlint.parallel": ENGINE,
+    "zlint.workers": ENGINE,
     "zlint.placement": ENGINE,  # scope and tier of a file's findings, what the settings show
     "zlint.project": ENGINE,  # the project index, built before linting
     "zlint.__main__": FRONT,

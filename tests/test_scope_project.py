@@ -519,3 +519,42 @@ def test_a_unique_method_name_called_from_compiled_code_is_compiled():
         ("never", "evaluation metrics (host-side, on the model's outputs)"),
         ("unknown", "no compiled caller found"),
     ]
+
+
+def test_an_operand_dynamo_skips_is_never_compiled_on_the_line_that_decides_it(tmp_path):
+    # `from .utils import is_tracing` in a library's package: resolved to the library's absolute
+    # name, whose value under dynamo is known even when the run does not hold its definition
+    package = tmp_path / "transformers"
+    (package / "utils").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "utils" / "__init__.py").write_text("")
+    (package / "masks.py").write_text(
+        textwrap.dedent(
+            """
+            import torch
+            from torch import nn
+            from .utils.import_utils import is_tracing, is_other
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    mask = torch.diff(x, dim=-1).cumsum(-1)
+                    if not is_tracing(mask) and (mask[:, -1] == 0).all():
+                        return None
+                    if (mask[:, 0] == 0).all() and not is_tracing(mask):
+                        return None
+                    if not is_other(mask) and (mask[:, 1] == 0).all():
+                        return None
+                    return mask
+            """
+        )
+    )
+    found = _findings(tmp_path, "--no-cache", "--scope", "all", "transformers/masks.py")
+    assert found == [
+        ("transformers/masks.py", 9, "ZL303", "never", "not evaluated under torch.compile"),
+        ("transformers/masks.py", 11, "ZL303", "compiled", "forward of Net"),  # decided after it ran
+        ("transformers/masks.py", 13, "ZL303", "compiled", "forward of Net"),  # value unknown
+    ]
+    assert _findings(tmp_path, "--no-cache", "transformers/masks.py") == found[1:]
+    # outside a package the relative import names no library: nothing is known
+    (tmp_path / "loose.py").write_text((package / "masks.py").read_text())
+    assert [f[3] for f in _findings(tmp_path, "--no-cache", "loose.py")] == ["compiled"] * 3

@@ -7,10 +7,6 @@ bytes whose hash keys the cache entry.
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.pool
-import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,20 +15,10 @@ from zlint.cache import Cache, file_key, settings_fingerprint
 from zlint.facts.project_scope import FileScope
 from zlint.settings import Settings
 from zlint.source import FileResult, read_source
+from zlint.workers import MIN_FILES_PER_WORKER, default_jobs, worker_pool
 
 if TYPE_CHECKING:
     from zlint.project import ProjectIndex
-
-#: below this many files to lint, starting workers costs more than it saves
-MIN_FILES_PER_WORKER = 4
-
-
-def default_jobs() -> int:
-    """All cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 @dataclass
@@ -54,14 +40,6 @@ def lint_source(data: bytes, path: str, settings: Settings, scope: FileScope | N
 
 def _lint_task(task: _Task) -> tuple[int, FileResult]:
     return task.index, lint_source(task.data, task.path, task.settings, scope=task.scope)
-
-
-def worker_pool(workers: int) -> multiprocessing.pool.Pool:
-    """A pool of ``workers`` processes. On Linux they fork, starting in milliseconds with what
-    this process already imported; elsewhere (macOS, Windows) the platform default."""
-    if sys.platform.startswith("linux"):
-        return multiprocessing.get_context("fork").Pool(workers)
-    return multiprocessing.get_context().Pool(workers)
 
 
 def lint_files(

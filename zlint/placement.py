@@ -35,7 +35,7 @@ def place(diagnostics: list[Diagnostic], scope: FileScope, settings) -> list[Dia
     compiled_only = getattr(settings, "compiled_only", False)
     out: list[Diagnostic] = []
     for d in diagnostics:
-        where, reason = scope.classify(d.line)
+        where, reason = scope.classify(d.line, d.column)
         tier = d.tier
         if tier == "single-graph" and (
             scope.single_graph_here or (scope.single_graph_project and where == COMPILED)

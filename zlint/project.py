@@ -18,6 +18,7 @@ from pathlib import Path
 from zlint.atomic import atomic_write
 from zlint.facts.project_scope import FileScope, FileSummary, _Class, _Function, _Guard, classify, summarize
 from zlint.source import MAX_FILE_BYTES, SourceError, decode_source, read_source
+from zlint.workers import MIN_FILES_PER_WORKER, default_jobs, worker_pool
 
 
 class ProjectIndex:
@@ -82,8 +83,8 @@ def _decode_scopes(data: object) -> dict[str, FileScope] | None:
     try:
         assert isinstance(data, dict)
         return {
-            path: FileScope(tuple(tuple(r) for r in regions), *flags)
-            for path, (regions, *flags) in data.items()
+            path: FileScope(tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped))
+            for path, (regions, *flags, skipped) in data.items()
         }
     except (AssertionError, TypeError, ValueError):
         return None
@@ -92,8 +93,6 @@ def _decode_scopes(data: object) -> dict[str, FileScope] | None:
 def _summarize_all(files: list[tuple[str, str, bytes]], jobs: int | None) -> dict[str, FileSummary | None]:
     """``{key: summary}`` of ``(key, path, data)`` files, None for a file that does not parse;
     across worker processes when there are enough files to pay for starting them."""
-    from zlint.parallel import MIN_FILES_PER_WORKER, default_jobs, worker_pool
-
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     workers = min(jobs, len(files) // MIN_FILES_PER_WORKER)
     if workers <= 1:

@@ -10,6 +10,8 @@ a predicate defined in another file of the run is read from what it returns.
 from __future__ import annotations
 
 import ast
+import functools
+import os
 import re
 from collections.abc import Callable
 
@@ -30,6 +32,33 @@ LIBRARY_PREDICATES = {
 }
 # names that may be such a predicate: a test calling one is kept for the project-wide reading
 PREDICATE = re.compile(r"^_*(is|get)_\w*(compil|trac|script|onnx|export|dynamo)")
+
+
+def absolute_name(path: str, dotted: str) -> str | None:
+    """``.utils.is_tracing`` imported in ``pkg/sub/mod.py`` -> ``pkg.sub.utils.is_tracing``, as
+    Python resolves it: through the packages (directories with ``__init__.py``) above the file.
+    None when the file sits in no package deep enough."""
+    level = len(dotted) - len(dotted.lstrip("."))
+    directory = os.path.dirname(os.path.abspath(path))
+    for _ in range(level - 1):
+        directory = os.path.dirname(directory)
+    parts: list[str] = []
+    while is_package(directory):
+        parts.append(os.path.basename(directory))
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    if not parts:
+        return None
+    rest = dotted[level:]
+    return ".".join([*reversed(parts), *([rest] if rest else [])])
+
+
+@functools.lru_cache(maxsize=1024)
+def is_package(directory: str) -> bool:
+    """A Python package: a directory with ``__init__.py``."""
+    return os.path.isfile(os.path.join(directory, "__init__.py"))
 
 
 def known_predicate_value(qualified: str) -> bool | None:
@@ -60,19 +89,26 @@ def dotted(node: ast.AST) -> str | None:
 
 def test_tree(test: ast.expr, local: dict[str, ast.expr] | None = None) -> list:
     """A test as a small JSON-able tree that :func:`tree_value` can read once the predicates of the
-    run are known: ``["not", t]``, ``["and"|"or", [[t, first line, last line], ...]]``, ``["call",
-    dotted callee]``, ``["?"]``. ``local``: a function's own single assignments (``flag = a or b``)."""
+    run are known: ``["not", t]``, ``["and"|"or", [[t, line, column, end line, end column], ...]]``
+    (``ast`` positions of each operand), ``["call", dotted callee]``, ``["?"]``. ``local``: a
+    function's own single assignments (``flag = a or b``)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return ["not", test_tree(test.operand, local)]
     if isinstance(test, ast.BoolOp):
         kind = "and" if isinstance(test.op, ast.And) else "or"
-        return [kind, [[test_tree(v, local), v.lineno, v.end_lineno or v.lineno] for v in test.values]]
+        return [kind, [[test_tree(v, local), *_span(v)] for v in test.values]]
     if isinstance(test, ast.Call):
         name = dotted(test.func)
         return ["call", name] if name else ["?"]
     if isinstance(test, ast.Name) and local and test.id in local:
         return test_tree(local.pop(test.id), local)  # popped: a self-referencing name ends here
     return ["?"]
+
+
+def _span(node: ast.expr) -> tuple[int, int, int, int]:
+    end_line = node.end_lineno or node.lineno
+    end_column = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+    return node.lineno, node.col_offset, end_line, end_column
 
 
 def calls_predicate(tree: list) -> bool:
@@ -82,7 +118,7 @@ def calls_predicate(tree: list) -> bool:
     if tree[0] == "not":
         return calls_predicate(tree[1])
     if tree[0] in ("and", "or"):
-        return any(calls_predicate(t) for t, _, _ in tree[1])
+        return any(calls_predicate(operand[0]) for operand in tree[1])
     return False
 
 
@@ -120,21 +156,22 @@ def tree_value(tree: list, call_value: CallValue) -> bool | None:
     return None
 
 
-def skipped_operands(tree: list, call_value: CallValue) -> list[tuple[int, int]]:
-    """Lines of ``and``/``or`` operands that a decided operand before them short-circuits under
-    dynamo (`not is_tracing(x) and x.all()`): they never run compiled. Only whole lines after the
-    deciding operand count, so a line that also holds compiled code stays compiled."""
-    out: list[tuple[int, int]] = []
+def skipped_operands(tree: list, call_value: CallValue) -> list[tuple[int, int, int, int, int]]:
+    """The ``and``/``or`` operands that a decided operand before them short-circuits under dynamo
+    (`not is_tracing(x) and x.all()`): they never run compiled. Each as (line, column, end line,
+    end column, last line of the deciding operand): the deciding operand does run, so only
+    positions, or whole lines after its last line, say where dynamo never goes."""
+    out: list[tuple[int, int, int, int, int]] = []
     if tree[0] == "not":
         return skipped_operands(tree[1], call_value)
     if tree[0] not in ("and", "or"):
         return out
     stop = tree[0] == "or"  # the value that ends the chain
-    for position, (operand, _, end) in enumerate(tree[1]):
+    for position, (operand, _, _, end, _) in enumerate(tree[1]):
         out.extend(skipped_operands(operand, call_value))
         if tree_value(operand, call_value) is stop:
             rest = tree[1][position + 1:]
-            if rest and rest[-1][2] > end:
-                out.append((max(rest[0][1], end + 1), rest[-1][2]))
+            if rest:
+                out.append((rest[0][1], rest[0][2], rest[-1][3], rest[-1][4], end))
             break
     return out

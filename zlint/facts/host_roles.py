@@ -8,11 +8,11 @@ file and package roles, they apply only to code that no compiled code reaches.
 
 from __future__ import annotations
 
-import functools
-import os
 import re
 from collections.abc import Iterable
 from pathlib import PurePath
+
+from zlint.facts.compile_state import is_package
 
 # Functions that run once at construction or load time, eagerly, never inside a compiled forward.
 _NEVER_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -111,11 +111,6 @@ def _host_package(path: str) -> str | None:
     says nothing about its code."""
     parent = PurePath(path).parent
     for directory in (parent, *parent.parents):
-        if directory.name in _HOST_PACKAGES and _is_package(str(directory)):
+        if directory.name in _HOST_PACKAGES and is_package(str(directory)):
             return f"{_HOST_PACKAGES[directory.name]}: {directory.name}/ package"
     return None
-
-
-@functools.lru_cache(maxsize=1024)
-def _is_package(directory: str) -> bool:
-    return os.path.isfile(os.path.join(directory, "__init__.py"))

@@ -28,6 +28,7 @@ from pathlib import PurePath
 
 from zlint.facts.compile_state import (
     PREDICATE,
+    absolute_name,
     calls_predicate,
     dotted,
     known_predicate_value,
@@ -49,6 +50,7 @@ COMPILED, NEVER, UNKNOWN = "compiled", "never", "unknown"
 
 # nn.Module and its subclasses in torch (Sequential, ModuleList, ...): their forward is traced.
 _MODULE_BASE_PREFIXES = ("torch.nn.", "nn.")
+SKIPPED_OPERAND = "not evaluated under torch.compile"
 _COMPILE = frozenset({"torch.compile"})
 # bases that say a class is not a module, whatever its methods are called
 _PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Protocol", "typing.Protocol", "NamedTuple", "Enum"})
@@ -138,9 +140,17 @@ class FileScope:
     #: some file of the run does
     size_oblivious_project: bool = False
     single_graph_project: bool = False
+    #: (line, column, end line, end column) of operands dynamo never evaluates: an expression
+    #: inside whatever region holds it, so it wins over the regions
+    skipped: tuple[tuple[int, int, int, int], ...] = ()
 
-    def classify(self, line: int) -> tuple[str, str]:
-        """(scope, reason) of the code at ``line``."""
+    def classify(self, line: int, column: int | None = None) -> tuple[str, str]:
+        """(scope, reason) of the code at ``line`` (and ``column``, 0-based, when known: an
+        operand dynamo skips may share its line with code that runs)."""
+        if column is not None:
+            for start, start_column, end, end_column in self.skipped:
+                if (start, start_column) <= (line, column) < (end, end_column):
+                    return NEVER, SKIPPED_OPERAND
         found = (NEVER, "module level (runs at import)")
         for start, end, scope, reason in self.regions:
             if start <= line <= end:
@@ -760,20 +770,27 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
             if scope is None:
                 scope, reason = _inherited(regions, function) or (UNKNOWN, "no compiled caller found")
             regions.append((function.start, function.end, scope, reason))
-        regions.extend((s, e, NEVER, why) for s, e, why in dead_code[path])
+        regions.extend((s, e, NEVER, why) for s, e, why in dead_code[path][0])
         regions.extend((s, e, NEVER, "error path (runs only on the way to raising)") for s, e in summary.error_paths)
         regions.sort(key=lambda r: (r[0], -r[1]))
-        out[path] = FileScope(tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single)
+        out[path] = FileScope(
+            tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single,
+            tuple(sorted(dead_code[path][1])),
+        )
     return out
 
 
-def _read_guards(project: _Project, path: str) -> list[tuple[int, int, str]]:
+def _read_guards(
+    project: _Project, path: str
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, int, int]]]:
     """Decide the file's compile-state tests now that every predicate of the run is known: the
     calls of a branch dynamo takes join the function's calls, those of a branch it never takes
-    become ``branch_calls``. Returns the line spans dynamo never runs."""
+    become ``branch_calls``. Returns the line spans dynamo never runs (branches), and the
+    positions of the operands it never evaluates."""
     summary = project.files[path]
     dead: dict[tuple[int, int], bool] = {}
     spans: list[tuple[int, int, str]] = []
+    skipped: list[tuple[int, int, int, int]] = []
     for index, guard in enumerate(summary.guards):
         function = summary.functions.get(guard.function)
         def call_value(name: str) -> bool | None:
@@ -789,15 +806,19 @@ def _read_guards(project: _Project, path: str) -> list[tuple[int, int, str]]:
             if never and span is not None and not inside_dead:
                 spans.append((*span, "branch not taken under torch.compile"))
         if not inside_dead:
-            skipped = skipped_operands(guard.test, call_value)
-            spans.extend((s, e, "not evaluated under torch.compile") for s, e in skipped)
-    return spans
+            for line, column, end, end_column, decided in skipped_operands(guard.test, call_value):
+                skipped.append((line, column, end, end_column))
+                if end > decided:  # whole lines after the deciding operand, for line-only queries
+                    spans.append((max(line, decided + 1), end, SKIPPED_OPERAND))
+    return spans, skipped
 
 
 def _predicate_value(name: str, path: str, project: _Project, seen: frozenset = frozenset()) -> bool | None:
     """What calling ``name`` (in ``path``) returns under dynamo: known for torch's and libraries'
     predicates; a predicate defined in the run is read from what it returns."""
     qualified = _qualify(project.files[path], name) or name
+    if qualified.startswith("."):  # `from .utils import is_tracing` inside a library's package
+        qualified = absolute_name(path, qualified) or qualified
     known = known_predicate_value(qualified)
     if known is not None:
         return known
