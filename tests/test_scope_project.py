@@ -558,3 +558,102 @@ def test_an_operand_dynamo_skips_is_never_compiled_on_the_line_that_decides_it(t
     # outside a package the relative import names no library: nothing is known
     (tmp_path / "loose.py").write_text((package / "masks.py").read_text())
     assert [f[3] for f in _findings(tmp_path, "--no-cache", "loose.py")] == ["compiled"] * 3
+
+
+def test_file_io_and_parameter_surgery_run_at_setup_unless_compiled_code_calls_them():
+    assert one(
+        """
+        import json
+        import torch
+        import numpy as np
+        from torch import nn
+
+        def load_class_weights(path):
+            with open(path) as f:
+                return torch.as_tensor(json.load(f))  # <-
+
+        def load_table(path):
+            return np.load(path)  # <-
+
+        def merge_pre_bn(module, bn):
+            module.weight.data = module.weight * bn.weight  # <-
+
+        def replace_weight(layer, w):
+            layer.weight = nn.Parameter(w)  # <-
+
+        def dump_stats(x):
+            torch.save(x, "stats.pt")  # <-
+
+        def scale(x, table):
+            return x * table.data  # <- reads `.data`: no surgery
+
+        class Net(nn.Module):
+            def forward(self, x):
+                dump_stats(x)
+                return self.load(x)
+
+            def load(self, x):  # a method named `load` does no file I/O
+                return x  # <-
+        """
+    ) == [
+        ("never", "reads or writes files (setup or export)"),
+        ("never", "reads or writes files (setup or export)"),
+        ("never", "changes the model's parameters or buffers (setup)"),
+        ("never", "changes the model's parameters or buffers (setup)"),
+        ("compiled", "called from Net.forward"),  # reached from a forward: compiled wins
+        ("unknown", "no compiled caller found"),
+        ("compiled", "called from Net.forward"),
+    ]
+
+
+def test_self_calls_reach_the_overrides_of_subclasses():
+    found = scopes(
+        {
+            "generation.py": """
+            class GenerationMixin:
+                def _expand_inputs_for_generation(self, **kwargs):
+                    return self._expand_outputs(**kwargs)
+
+                def _expand_outputs(self, **kwargs):
+                    return kwargs  # <-
+            """,
+            "model.py": """
+            from torch import nn
+            from generation import GenerationMixin
+
+            class Block(nn.Module):
+                def forward(self, x):
+                    return self.mix(x)
+
+                def mix(self, x):
+                    return x  # <-
+
+            class Fancy(Block):
+                def mix(self, x):
+                    return x * 2  # <-
+
+            class Deeper(Fancy):
+                def mix(self, x):
+                    return x * 3  # <-
+
+            class Sibling(nn.Module):
+                def mix(self, x):
+                    return x  # <- no base of it calls mix
+
+            class Captioner(nn.Module, GenerationMixin):
+                def forward(self, x):
+                    return x
+
+                def _expand_outputs(self, **kwargs):
+                    return kwargs  # <- a hook of the generation loop
+            """,
+        }
+    )
+    assert list(found["generation.py"].values()) == [("never", "generation loop (host-side)")]
+    assert list(found["model.py"].values()) == [
+        ("compiled", "called from Block.forward"),
+        ("compiled", "called from Block.forward"),
+        ("compiled", "called from Block.forward"),
+        ("unknown", "no compiled caller found"),
+        ("never", "called only from GenerationMixin._expand_inputs_for_generation"),
+    ]

@@ -51,6 +51,13 @@ COMPILED, NEVER, UNKNOWN = "compiled", "never", "unknown"
 # nn.Module and its subclasses in torch (Sequential, ModuleList, ...): their forward is traced.
 _MODULE_BASE_PREFIXES = ("torch.nn.", "nn.")
 SKIPPED_OPERAND = "not evaluated under torch.compile"
+# Reading or writing files: dynamo cannot trace it, and model code does it only at setup or export
+_IO_CALLS = frozenset({
+    "open", "io.open", "torch.load", "torch.save", "numpy.load", "numpy.save", "numpy.loadtxt",
+    "json.load", "json.dump", "pickle.load", "pickle.dump", "yaml.safe_load",
+    "safetensors.torch.load_file", "safetensors.torch.save_file", "safetensors.safe_open",
+})
+_IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes"})
 _COMPILE = frozenset({"torch.compile"})
 # bases that say a class is not a module, whatever its methods are called
 _PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Protocol", "typing.Protocol", "NamedTuple", "Enum"})
@@ -77,6 +84,8 @@ class _Function:
     #: takes an inference session (`inference_session: Sam3VideoInferenceSession`): a stateful
     #: host-side object that a streaming driver updates frame by frame
     takes_session: bool = False
+    #: reads or writes files (`open`, `torch.load`, `json.dump`, ...): setup or export work
+    does_io: bool = False
 
 
 @dataclass
@@ -319,11 +328,13 @@ class _Summarizer:
         for target in targets:
             if (dotted(target) or "").endswith("backed_size_oblivious") and _is_true(value):
                 self.summary.size_oblivious = self.summary.single_graph = True
+            if self.functions and isinstance(target, ast.Attribute) and target.attr == "data":
+                self.functions[-1].mutates_module = True  # `module.weight.data = fused`: surgery
         if not isinstance(value, ast.Call):
             return
         callee = dotted(value.func)
         if self.functions and (callee or "").endswith("Parameter"):
-            if any((dotted(t) or "").startswith("self.") for t in targets):
+            if any(isinstance(t, ast.Attribute) for t in targets):  # `self.w = nn.Parameter(...)`
                 self.functions[-1].mutates_module = True
         if not callee or not callee.rsplit(".", 1)[-1][:1].isupper():
             return
@@ -360,6 +371,8 @@ class _Summarizer:
                 self.functions[-1].calls.add(callee)
             if last in ("register_buffer", "register_parameter") and callee.startswith("self."):
                 self.functions[-1].mutates_module = True
+            if last in _IO_METHODS or (_qualify(self.summary, callee) or callee) in _IO_CALLS:
+                self.functions[-1].does_io = True
         if last == "mark_unbacked":
             self.summary.single_graph = True
         if any(k.arg == "backed_size_oblivious" and _is_true(k.value) for k in node.keywords):
@@ -434,6 +447,7 @@ class _Project:
         self._module_cache: dict[str, bool] = {}
         self._relative: dict[tuple[str, str], str | None] = {}
         self._symbols: dict[tuple[str, str], tuple[str, str] | None] = {}
+        self._children: dict[_Key, list[_Key]] | None = None  # class -> its direct subclasses
         # method name -> the methods of that name in the run's classes: a call on an object whose
         # class is not known (`self.head.predict(...)` with the head registered by a framework,
         # `components.head.predict(...)`) resolves by name when exactly one class defines it
@@ -585,6 +599,9 @@ class _Project:
                 if "." not in rest:
                     if head == "self":
                         hit = self.method(path, function.cls, attr)
+                        # `self.m()` runs whichever override the object's class has: those of
+                        # the subclasses of the run too (a hook the base's loop calls)
+                        out.extend(self.overrides(path, function.cls, attr))
                     else:
                         hit = self._super(path, function.cls, attr)
                     if hit is not None:
@@ -610,6 +627,30 @@ class _Project:
             file, symbol = found
             if symbol in self.files[file].functions:
                 out.append(found)
+        return out
+
+    def overrides(self, path: str, cls: str, name: str) -> list[_Key]:
+        """The methods ``name`` that subclasses of ``cls`` (in the run, at any depth) define."""
+        if self._children is None:
+            self._children = {}
+            for file, summary in self.files.items():
+                for qual, info in summary.classes.items():
+                    for base in info.bases:
+                        found = self.class_of(file, base)
+                        if found is not None and found != (file, qual):
+                            self._children.setdefault(found, []).append((file, qual))
+        out: list[_Key] = []
+        seen = {(path, cls)}
+        todo = list(self._children.get((path, cls), ()))
+        while todo:
+            key = todo.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            qual = self.files[key[0]].classes[key[1]].methods.get(name)
+            if qual is not None:
+                out.append((key[0], qual))
+            todo.extend(self._children.get(key, ()))
         return out
 
     def _by_method_name(self, name: str) -> list[_Key]:
@@ -664,6 +705,8 @@ def _never_reason(project: _Project, path: str, function: _Function) -> str | No
         return reason
     if function.mutates_module:
         return "changes the model's parameters or buffers (setup)"
+    if function.does_io:
+        return "reads or writes files (setup or export)"
     if function.cls is not None and not project.is_module_class(path, function.cls):
         return class_role(_class_names(project, path, function.cls), function.cls.rsplit(".", 1)[-1])
     return None
