@@ -30,6 +30,10 @@ ROOT = HERE.parent.parent
 TRUTH = HERE / "scope_truth.json"
 
 
+# scope reasons of regions inside a function: they describe a line, not where the function runs
+LINE_REGIONS = ("not evaluated under torch.compile", "branch not taken under torch.compile", "error path")
+
+
 def normalise(scope: str) -> str:
     """zlint's scope word -> compiled / never / unknown (tolerates spellings like never-compiled)."""
     scope = (scope or "").lower()
@@ -89,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     seen: dict[tuple[str, str], set[str]] = defaultdict(set)
     reasons: dict[tuple[str, str], str] = {}
     for item in json.loads(proc.stdout or "[]"):
+        if item.get("scope_reason", "").startswith(LINE_REGIONS):
+            continue  # where one line runs (a skipped operand, a dead branch), not the function
         rel = str(Path(item["filename"]).resolve().relative_to(args.corpus.resolve()))
         key = (rel, item.get("function") or "")
         seen[key].add(normalise(item.get("scope", "")))
