@@ -329,3 +329,21 @@ def f(x: torch.Tensor, batch_size: int):
     return x
 """
     assert zl2(code) == []
+
+
+def test_output_counts_unpacked_through_a_name_are_quiet():
+    code = """\
+import torch
+def f(x: torch.Tensor, table: torch.Tensor):
+    e = (table + x).chunk(6, dim=1)
+    a, b, c, d, g, h = [p.squeeze(1) for p in e]
+    parts = x.chunk(3, dim=1)
+    first, second, third = parts
+    kept = x.chunk(4, dim=1)
+    y = kept[0]
+    other = x.chunk(5, dim=1)
+    u, v = [p for p in (x, x)]
+    both = x.chunk(7, dim=1)
+    w, z = [p * q for p in both for q in both]
+"""
+    assert zl2(code) == [(7, 12, "ZL204"), (9, 13, "ZL204"), (11, 12, "ZL204")]

@@ -19,6 +19,8 @@ WIDTH_WORDS = frozenset(
     {"channel", "channels", "chans", "hidden", "embed", "features", "head", "heads", "dim", "groups",
      "classes", "vocab", "model", "planes"}
 )
+#: Names of a count that a model's structure fixes: the number of axes of a position grid
+RANK_WORDS = frozenset({"ndim", "ndims", "naxes"})
 #: ... unless the name also says it is a limit: ``max_position_embeddings``, ``min_dim``
 LIMIT_WORDS = frozenset({"max", "min", "limit", "thresh", "threshold", "position", "positions", "len", "length", "seq"})
 COMPARISON_OPS = (
@@ -184,3 +186,12 @@ def names_width(node: cst.BaseExpression) -> bool:
         return False
     words = set(name.lower().split("_"))
     return bool(words & WIDTH_WORDS) and not words & LIMIT_WORDS
+
+
+def names_fixed_size(name: str) -> bool:
+    """A variable named for a fixed width or count (``num_channels``, ``head_dim``, ``ndim``;
+    not a bare ``dim``, which code also uses for lengths): a size bound to it is static."""
+    words = set(name.lower().split("_"))
+    if words & RANK_WORDS:
+        return True
+    return name != "dim" and names_width(cst.Name(name))
