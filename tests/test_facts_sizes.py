@@ -260,6 +260,8 @@ def test_a_remainder_tested_against_zero_is_a_divisibility_threshold_even_throug
         "p = z.new_zeros((6, z.shape[0]))\nfor i in range(p.shape[0]):\n    pass",
         "p = torch.stack([z, z, z])\nif p.shape[0] == 4:\n    pass",
         "p = torch.stack([z, z], dim=-1)\nif p.shape[-1] > 2:\n    pass",
+        # methods that keep the shape keep such a dim
+        "p = z.expand(3, z.shape[0], -1).float().contiguous()\nif p.shape[0] == 4:\n    pass",
     ],
 )
 def test_dims_written_where_the_tensor_is_built_are_static(body):
@@ -275,6 +277,7 @@ def test_dims_written_where_the_tensor_is_built_are_static(body):
         "p = torch.stack(list(z))\nif p.shape[0] > 4:\n    pass",  # a list as long as the input
         "p = torch.zeros(*z.shape)\nif p.shape[0] > 4:\n    pass",  # starred: positions unknown
         "p = z.reshape(z.shape[0], -1)\nif p.shape[1] > 4:\n    pass",  # -1 is inferred
+        "p = z.expand(3, z.shape[0], -1).flatten(0, 1)\nif p.shape[0] > 4:\n    pass",  # reshaped again
     ],
 )
 def test_dims_beside_written_ones_still_vary(body):

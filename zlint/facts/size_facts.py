@@ -50,6 +50,7 @@ from zlint.facts.lattice import (  # re-exported: the rules read the lattice fro
     TENSORS,
     Fact,
     Kind,
+    arith_fact,
 )
 from zlint.facts.literals import number_literal
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
@@ -413,7 +414,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         target = original_node.target
         if isinstance(target, cst.Name):
             current = self._env.get(target.value)
-            self._env[target.value] = _arith(current, self.fact(original_node.value))
+            self._env[target.value] = arith_fact(current, self.fact(original_node.value))
 
     def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
         fact = self.fact(original_node.value)
@@ -526,8 +527,9 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         elif fact is None and is_container_value(original_node, self.imports.qualify):
             fact = CONTAINER
         if fact is not None and fact.kind is Kind.TENSOR:
-            written = written_dims(original_node, self.imports.qualify)
-            if written:  # pos.expand(3, b, -1): dim 0 is 3 for every input
+            receiver = self.fact(original_node.func.value) if isinstance(original_node.func, cst.Attribute) else None
+            written = written_dims(original_node, self.imports.qualify, receiver.static_dims if receiver else None)
+            if written:  # pos.expand(3, b, -1): dim 0 is 3 for every input; .float() keeps it
                 fact = replace(fact, static_dims=fact.static_dims | written)
         self._set(original_node, fact)
 
@@ -724,7 +726,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             # x.shape[:-1] + (h, d): a tuple concatenation, not arithmetic
             self._set(original_node, SHAPE)
             return
-        fact = _arith(left, right)
+        fact = arith_fact(left, right)
         if fact is not None and fact.kind is Kind.SIZE and isinstance(original_node.operator, cst.Modulo):
             fact = REMAINDER  # `rest = n % k; if rest != 0:` guards divisibility, not a 0/1 size
         self._set(original_node, fact)
@@ -779,18 +781,3 @@ def _is_any(node: cst.BaseExpression) -> bool:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
-
-
-def _arith(left: Fact | None, right: Fact | None) -> Fact | None:
-    """The fact of ``left <op> right`` for arithmetic operators."""
-    kinds = {f.kind if f else None for f in (left, right)}
-    if Kind.TENSOR in kinds:
-        # h * scale keeps h's fixed dims; a scalar cannot change them
-        tensors = [f for f in (left, right) if f is not None and f.kind is Kind.TENSOR]
-        dims = tensors[0].static_dims if len(tensors) == 1 else frozenset()
-        return Fact(Kind.TENSOR, static_dims=dims) if dims else TENSOR
-    if Kind.SIZE in kinds:
-        return SIZE
-    if kinds & {Kind.RANK, Kind.STATIC} and kinds <= {Kind.RANK, Kind.STATIC, None}:
-        return STATIC if Kind.STATIC in kinds else RANK
-    return None

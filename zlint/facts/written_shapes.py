@@ -5,7 +5,8 @@
 (``self.num_heads``, ``config.hidden_size``: ints dynamo reads as constants) is the same for
 every input, so dynamo never gives it a symbol. The positions are kept both from the front and
 from the back (``3`` in ``expand(3, b, -1)`` is dim 0 and dim -3), so ``x.shape[0]`` and
-``x.shape[-3]`` read it alike.
+``x.shape[-3]`` read it alike. Methods that keep the shape (``.float()``, ``.contiguous()``,
+``.to(device)``) keep such dims static.
 """
 
 from __future__ import annotations
@@ -24,13 +25,24 @@ FACTORIES = frozenset(
 _SHAPE_FACTORIES = frozenset({"zeros", "ones", "empty", "rand", "randn"})
 #: tensor methods whose arguments (or one tuple of them) are the result's shape
 _SHAPE_METHODS = frozenset({"expand", "view", "reshape", "new_zeros", "new_ones", "new_empty"})
+#: tensor methods whose result has the receiver's shape: its static dims stay static
+SHAPE_KEEPING_METHODS = frozenset(
+    {"float", "half", "double", "bfloat16", "long", "int", "bool", "to", "type", "type_as", "clone",
+     "contiguous", "detach", "cpu", "cuda", "sigmoid", "tanh", "relu", "exp", "abs", "neg", "sqrt", "rsqrt",
+     "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max", "masked_fill", "pow", "requires_grad_"}
+)
 #: keywords that carry a size of a factory (the others are dtype, device, ...)
 _SIZE_KEYWORDS = frozenset({"steps", "size", "end", "start", "data"})
 
 
-def written_dims(node: cst.Call, qualify: Callable[[cst.BaseExpression], str | None]) -> frozenset[int]:
-    """The dims of the tensor ``node`` builds whose size the call writes down (see module doc)."""
+def written_dims(
+    node: cst.Call, qualify: Callable[[cst.BaseExpression], str | None], receiver: frozenset[int] | None = None
+) -> frozenset[int]:
+    """The dims of the tensor ``node`` builds whose size the call writes down, or that a
+    shape-keeping method keeps static from its receiver (``receiver``: the receiver's static dims)."""
     func = node.func
+    if receiver and isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING_METHODS:
+        return receiver
     qual = qualify(func) or ""
     if qual.startswith("torch.") and qual.count(".") == 1:
         name = qual[len("torch."):]
