@@ -310,3 +310,31 @@ def test_a_size_named_for_a_fixed_width_is_static(body):
 )
 def test_sizes_named_otherwise_still_vary(body, code):
     assert [c for _, _, c in module_codes(body)] == [code]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the function enumerates the values the dim takes: a layout, not a varying size
+        "n = z.shape[-1]\nif n == 2:\n    pass\nelif n == 4:\n    pass",
+        "if z.shape[-1] == 4:\n    pass\nelif z.shape[-1] != 2:\n    raise ValueError(z.shape)",
+        "if z.shape[1] in (3, 4):\n    pass",
+        "rows = z.shape[0]\nif rows == 4:\n    pass\nelif rows == 1:\n    pass\nif rows not in (3, 4):\n    pass",
+    ],
+)
+def test_a_dim_tested_against_several_small_values_is_a_layout(body):
+    assert module_codes(body) == []
+
+
+@pytest.mark.parametrize(
+    "body, lines",
+    [
+        ("n = z.shape[-1]\nif n == 2:\n    pass\nelif n == 16:\n    pass", [14, 16]),  # 16: a length
+        ("n = z.shape[-1]\nif n == 4:\n    pass\nif n == 4:\n    pass", [14, 16]),  # one value
+        ("n, m = z.shape[:2]\nif n == 2:\n    pass\nif m == 4:\n    pass", [14, 16]),  # two sizes
+        ("n = z.shape[-1]\nif n == 2:\n    pass\nif n > 4:\n    pass", [14, 16]),  # an order
+        ("if z.shape[1] in (128, 256):\n    pass", [13]),
+    ],
+)
+def test_a_dim_tested_against_one_value_or_lengths_still_varies(body, lines):
+    assert [(line, c) for line, _, c in module_codes(body)] == [(line, "ZL103") for line in lines]

@@ -155,6 +155,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._narrowed: list[tuple[str, tuple[str, int], bool] | None] = []
         #: per enclosing function: names bound as loop targets (counters of unrolled loops)
         self._loop_targets: list[set[str]] = []
+        #: per function (by id): sizes it tests against several small values (comparisons.py)
+        self._enumerations: dict[int, frozenset[str]] = {}
         self._evidence: list[Evidence] = []
         self._facts: dict[int, Fact] = {}
         #: per enclosing class: its self.<attr> names that hold Python containers
