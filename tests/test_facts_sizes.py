@@ -290,6 +290,7 @@ def test_dims_beside_written_ones_still_vary(body):
         "num_channels = z.shape[1]\nif num_channels != 3:\n    pass",
         "head_dim = z.shape[-1]\nfor i in range(head_dim):\n    pass",
         "ndim = z.shape[-1]\nparts = [z[..., k] for k in range(ndim)]",
+        "n_axes = z.shape[-1]\nfor i in range(n_axes):\n    pass",
         "b, num_heads, s, d = z.shape\nif num_heads > 4:\n    pass",
         "kv_heads = z.shape[2]\nn_rep = self.block_size // kv_heads\nif n_rep >= 1:\n    pass",
     ],

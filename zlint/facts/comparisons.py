@@ -24,7 +24,7 @@ WIDTH_WORDS = frozenset(
      "classes", "vocab", "model", "planes"}
 )
 #: Names of a count that a model's structure fixes: the number of axes of a position grid
-RANK_WORDS = frozenset({"ndim", "ndims", "naxes"})
+RANK_WORDS = frozenset({"ndim", "ndims", "naxes", "axes"})
 #: ... unless the name also says it is a limit: ``max_position_embeddings``, ``min_dim``
 LIMIT_WORDS = frozenset({"max", "min", "limit", "thresh", "threshold", "position", "positions", "len", "length", "seq"})
 #: the small values a layout dim takes (coordinates, position rows, image channels)
