@@ -307,6 +307,10 @@ def test_a_size_named_for_a_fixed_width_is_static(body):
         ("b, num_heads, s, d = z.shape\nif s > 4:\n    pass", "ZL103"),  # its neighbours vary
         ("for hidden in z.shape[2:]:\n    for i in range(hidden):\n        pass", "ZL201"),  # a loop target
         ("seq_len = z.shape[1]\nif seq_len > 4:\n    pass", "ZL103"),
+        # a width word beside a word for what varies: a batch, image tokens, a length along a dim
+        ("bs_embed, seq_len, _ = z.shape\nfor i in range(bs_embed):\n    pass", "ZL201"),
+        ("n_image_features = z.shape[0]\nif n_image_features > 4:\n    pass", "ZL103"),
+        ("dim_size = z.size(1)\nif dim_size > 4:\n    pass", "ZL103"),
     ],
 )
 def test_sizes_named_otherwise_still_vary(body, code):

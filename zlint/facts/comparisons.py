@@ -25,6 +25,11 @@ WIDTH_WORDS = frozenset(
 )
 #: Names of a count that a model's structure fixes: the number of axes of a position grid
 RANK_WORDS = frozenset({"ndim", "ndims", "naxes", "axes"})
+#: Words that say a bound name counts something that varies with the input (``bs_embed``: a batch
+#: size; ``n_image_features``: image tokens), whatever width word it also holds
+VARYING_WORDS = frozenset(
+    {"bs", "batch", "tokens", "patches", "frames", "time", "temporal", "image", "audio", "video", "text"}
+)
 #: ... unless the name also says it is a limit: ``max_position_embeddings``, ``min_dim``
 LIMIT_WORDS = frozenset({"max", "min", "limit", "thresh", "threshold", "position", "positions", "len", "length", "seq"})
 #: the small values a layout dim takes (coordinates, position rows, image channels)
@@ -240,9 +245,15 @@ def names_width(node: cst.BaseExpression) -> bool:
 
 
 def names_fixed_size(name: str) -> bool:
-    """A variable named for a fixed width or count (``num_channels``, ``head_dim``, ``ndim``;
-    not a bare ``dim``, which code also uses for lengths): a size bound to it is static."""
-    words = set(name.lower().split("_"))
+    """A variable named for a fixed width or count (``num_channels``, ``head_dim``, ``ndim``):
+    a size bound to it is static. Not a bare ``dim`` or ``dim_size`` (code also uses them for
+    lengths), nor a name that also says what varies (``bs_embed``, ``n_image_features``)."""
+    parts = name.lower().split("_")
+    words = set(parts)
+    if words & VARYING_WORDS:
+        return False
     if words & RANK_WORDS:
         return True
-    return name != "dim" and names_width(cst.Name(name))
+    if parts[0] == "dim" and not (words - {"dim"}) & WIDTH_WORDS:
+        return False
+    return names_width(cst.Name(name))
