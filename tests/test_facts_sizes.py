@@ -339,6 +339,7 @@ def test_a_dim_tested_against_several_small_values_is_a_layout(body):
         ("n, m = z.shape[:2]\nif n == 2:\n    pass\nif m == 4:\n    pass", [14, 16]),  # two sizes
         ("n = z.shape[-1]\nif n == 2:\n    pass\nif n > 4:\n    pass", [14, 16]),  # an order
         ("if z.shape[1] in (128, 256):\n    pass", [13]),
+        ("num_frames = z.shape[0]\nif num_frames == 4:\n    pass\nelif num_frames == 2:\n    pass", [14, 16]),
     ],
 )
 def test_a_dim_tested_against_one_value_or_lengths_still_varies(body, lines):

@@ -118,7 +118,8 @@ class ComparisonFacts:
             finder = _Enumerations()
             visit(function.body, finder)
             found = self._enumerations[id(function)] = frozenset(t for t, v in finder.values.items() if len(v) >= 2)
-        return any(_text(n) in found for n in sides)
+        # `num_frames == 2 ... == 4`: the name says the dim varies, so the values are sizes
+        return any(_text(n) in found and not _names_extent(n) for n in sides)
 
     def _is_threshold(self, node: cst.BaseExpression) -> bool:
         """A value a size can be compared with as a threshold: a config attribute, parameter,
@@ -183,6 +184,12 @@ def _flip(op: cst.BaseCompOp) -> cst.BaseCompOp:
     """``a < b`` read from ``b``'s side: ``b > a``."""
     flipped = _FLIPPED.get(type(op))
     return flipped() if flipped is not None else op
+
+
+def _names_extent(node: cst.BaseExpression) -> bool:
+    """``num_frames``, ``seq_len``: a name for an extent that varies with the input."""
+    name = _identifier(node)
+    return bool(name) and bool(set(name.lower().split("_")) & (VARYING_WORDS | LIMIT_WORDS))
 
 
 def _text(node: cst.BaseExpression) -> str:
