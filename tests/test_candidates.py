@@ -258,7 +258,7 @@ def test_nothing_is_parsed_where_no_code_can_hold_a_finding(monkeypatch):
     plan = _plan(quiet, ["ZL101", "ZL202"])
     assert plan is not None and plan.text is None
     # a finding in module-level code keeps the file parsed, and it is found on both paths
-    loud = quiet + "if torch.ones(2).size(0) == 1:\n    pass\n"
+    loud = quiet + "if torch.ones(n).size(0) == 1:\n    pass\n"
     plan = _plan(loud, ["ZL101", "ZL202"])
     assert plan is not None and plan.text is not None
     parsed: list[str] = []

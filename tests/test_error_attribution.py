@@ -57,7 +57,7 @@ def test_failure_in_a_facts_helper_is_the_facts_not_the_rule(monkeypatch):
         raise RuntimeError("helper broke")
 
     # a module-level helper of the facts, called while a provider hook runs
-    monkeypatch.setattr(size_facts, "_arith", broken)
+    monkeypatch.setattr(size_facts, "arith_fact", broken)
     result = lint_source("def f(x):\n    return x.size(0) + 1\n", "m.py", Settings(select=("ALL",)), full_path=True)
     assert result.error.reason.startswith("internal error in shared facts")
     assert "ZL" not in result.error.reason

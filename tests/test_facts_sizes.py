@@ -246,3 +246,101 @@ def test_a_remainder_tested_against_zero_is_a_divisibility_threshold_even_throug
         (8, "ZL102", "single-graph"),  # raise-only: costs nothing by default, blocks single-graph
         (11, "ZL101", "single-graph"),  # near miss: n - 1 == 0 is n == 1, no remainder
     ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a dim the call that builds the tensor writes down: a literal, a constant, an attribute
+        "p = z.expand(3, z.shape[0], -1)\nif p.shape[0] == 4:\n    pass",
+        "p = z[None].expand(3, z.shape[0], -1)\nif p.shape[-3] == 4:\n    pass",
+        "p = torch.zeros(3, z.shape[0])\nif p.size(0) > 2:\n    pass",
+        "p = torch.zeros((ROWS, z.shape[0]))\nt, n = p.shape\nif t > 2:\n    pass",
+        "q = z.view(z.shape[0], self.block_size, -1)\nif q.shape[1] > 8:\n    pass",
+        "p = z.new_zeros((6, z.shape[0]))\nfor i in range(p.shape[0]):\n    pass",
+        "p = torch.stack([z, z, z])\nif p.shape[0] == 4:\n    pass",
+        "p = torch.stack([z, z], dim=-1)\nif p.shape[-1] > 2:\n    pass",
+        # methods that keep the shape keep such a dim
+        "p = z.expand(3, z.shape[0], -1).float().contiguous()\nif p.shape[0] == 4:\n    pass",
+    ],
+)
+def test_dims_written_where_the_tensor_is_built_are_static(body):
+    assert module_codes(f"ROWS = 3\n{body}") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "p = z.expand(3, z.shape[0], -1)\nif p.shape[1] == 4:\n    pass",  # the size beside the literal
+        "p = z.expand(3, z.shape[0], -1)\nif p.shape[2] > 4:\n    pass",  # -1 keeps the input's size
+        "p = z.view(torch.float16)\nif p.shape[0] > 4:\n    pass",  # a dtype, not a shape
+        "p = torch.stack(list(z))\nif p.shape[0] > 4:\n    pass",  # a list as long as the input
+        "p = torch.zeros(*z.shape)\nif p.shape[0] > 4:\n    pass",  # starred: positions unknown
+        "p = z.reshape(z.shape[0], -1)\nif p.shape[1] > 4:\n    pass",  # -1 is inferred
+        "p = z.expand(3, z.shape[0], -1).flatten(0, 1)\nif p.shape[0] > 4:\n    pass",  # reshaped again
+    ],
+)
+def test_dims_beside_written_ones_still_vary(body):
+    assert [c for _, _, c in module_codes(body)] == ["ZL103"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "num_channels = z.shape[1]\nif num_channels != 3:\n    pass",
+        "head_dim = z.shape[-1]\nfor i in range(head_dim):\n    pass",
+        "ndim = z.shape[-1]\nparts = [z[..., k] for k in range(ndim)]",
+        "n_axes = z.shape[-1]\nfor i in range(n_axes):\n    pass",
+        "b, num_heads, s, d = z.shape\nif num_heads > 4:\n    pass",
+        "kv_heads = z.shape[2]\nn_rep = self.block_size // kv_heads\nif n_rep >= 1:\n    pass",
+    ],
+)
+def test_a_size_named_for_a_fixed_width_is_static(body):
+    assert module_codes(body) == []
+
+
+@pytest.mark.parametrize(
+    "body, code",
+    [
+        ("dim = z.size(0)\nif dim > 4:\n    pass", "ZL103"),  # a bare `dim` also names lengths
+        ("max_channels = z.shape[1]\nif max_channels > 4:\n    pass", "ZL103"),  # a limit
+        ("b, num_heads, s, d = z.shape\nif s > 4:\n    pass", "ZL103"),  # its neighbours vary
+        ("for hidden in z.shape[2:]:\n    for i in range(hidden):\n        pass", "ZL201"),  # a loop target
+        ("seq_len = z.shape[1]\nif seq_len > 4:\n    pass", "ZL103"),
+        # a width word beside a word for what varies: a batch, image tokens, a length along a dim
+        ("bs_embed, seq_len, _ = z.shape\nfor i in range(bs_embed):\n    pass", "ZL201"),
+        ("n_image_features = z.shape[0]\nif n_image_features > 4:\n    pass", "ZL103"),
+        ("dim_size = z.size(1)\nif dim_size > 4:\n    pass", "ZL103"),
+    ],
+)
+def test_sizes_named_otherwise_still_vary(body, code):
+    assert [c for _, _, c in module_codes(body)] == [code]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the function enumerates the values the dim takes: a layout, not a varying size
+        "n = z.shape[-1]\nif n == 2:\n    pass\nelif n == 4:\n    pass",
+        "if z.shape[-1] == 4:\n    pass\nelif z.shape[-1] != 2:\n    raise ValueError(z.shape)",
+        "if z.shape[1] in (3, 4):\n    pass",
+        "rows = z.shape[0]\nif rows == 4:\n    pass\nelif rows == 1:\n    pass\nif rows not in (3, 4):\n    pass",
+    ],
+)
+def test_a_dim_tested_against_several_small_values_is_a_layout(body):
+    assert module_codes(body) == []
+
+
+@pytest.mark.parametrize(
+    "body, lines",
+    [
+        ("n = z.shape[-1]\nif n == 2:\n    pass\nelif n == 16:\n    pass", [14, 16]),  # 16: a length
+        ("n = z.shape[-1]\nif n == 4:\n    pass\nif n == 4:\n    pass", [14, 16]),  # one value
+        ("n, m = z.shape[:2]\nif n == 2:\n    pass\nif m == 4:\n    pass", [14, 16]),  # two sizes
+        ("n = z.shape[-1]\nif n == 2:\n    pass\nif n > 4:\n    pass", [14, 16]),  # an order
+        ("if z.shape[1] in (128, 256):\n    pass", [13]),
+        ("num_frames = z.shape[0]\nif num_frames == 4:\n    pass\nelif num_frames == 2:\n    pass", [14, 16]),
+    ],
+)
+def test_a_dim_tested_against_one_value_or_lengths_still_varies(body, lines):
+    assert [(line, c) for line, _, c in module_codes(body)] == [(line, "ZL103") for line in lines]

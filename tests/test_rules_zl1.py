@@ -162,7 +162,7 @@ def test_near_misses_stay_quiet(body):
 
 
 def test_module_level_code_is_checked_too():
-    assert codes_at("import torch\nx = torch.zeros(3)\nif x.size(0) == 1:\n    pass\n") == [(3, 4, "ZL101")]
+    assert codes_at("import torch\nx = torch.zeros(n)\nif x.size(0) == 1:\n    pass\n") == [(3, 4, "ZL101")]
 
 
 def test_enclosing_function_is_recorded():

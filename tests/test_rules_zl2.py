@@ -329,3 +329,42 @@ def f(x: torch.Tensor, batch_size: int):
     return x
 """
     assert zl2(code) == []
+
+
+def test_output_counts_unpacked_through_a_name_are_quiet():
+    code = """\
+import torch
+def f(x: torch.Tensor, table: torch.Tensor):
+    e = (table + x).chunk(6, dim=1)
+    a, b, c, d, g, h = [p.squeeze(1) for p in e]
+    parts = x.chunk(3, dim=1)
+    first, second, third = parts
+    kept = x.chunk(4, dim=1)
+    y = kept[0]
+    other = x.chunk(5, dim=1)
+    u, v = [p for p in (x, x)]
+    both = x.chunk(7, dim=1)
+    w, z = [p * q for p in both for q in both]
+"""
+    assert zl2(code) == [(7, 12, "ZL204"), (9, 13, "ZL204"), (11, 12, "ZL204")]
+
+
+def test_loops_whose_counter_picks_a_module_entry_are_quiet():
+    code = """\
+import torch
+class Head(torch.nn.Module):
+    def forward(self, hidden: torch.Tensor, ids: torch.Tensor, cache: list):
+        outs = []
+        for level in range(hidden.shape[1]):
+            outs.append(self.class_embed[level](hidden[:, level]))
+        for i in range(ids.shape[-1]):
+            outs.append(self.config.axes_dim[i])
+        for j in range(hidden.shape[0]):
+            outs.append(cache[j])
+        for k in range(hidden.shape[2]):
+            outs.append(self.class_embed[k + 1])
+        for m in range(hidden.shape[3]):
+            outs.append(self.table[m] if m else None)
+        return outs
+"""
+    assert zl2(code) == [(9, 18, "ZL201"), (11, 18, "ZL201")]

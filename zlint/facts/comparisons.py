@@ -1,17 +1,21 @@
 """What a size is compared with: 0 or 1, a threshold, another size, a divisor.
 
 The comparison half of the size facts, a mixin of :class:`~zlint.facts.size_facts.SizeFactsProvider`
-(which supplies ``fact``, ``_kind``, ``_set`` and the loop targets): ``n - c > 0`` is read as
-``n > c``, ``n // 4 > 0`` as ``n >= 4``, a remainder against 0 as a divisibility test, and a
-comparison with a name for a fixed width (channels, hidden size) as no size comparison at all.
+(which supplies ``fact``, ``_kind``, ``_set``, the enclosing functions and the loop targets):
+``n - c > 0`` is read as ``n > c``, ``n // 4 > 0`` as ``n >= 4``, a remainder against 0 as a
+divisibility test, and a comparison with a name for a fixed width (channels, hidden size) as no
+size comparison at all. Nor is a dim the function tests against several small values
+(``if n == 2: ... elif n == 4:``, ``n in (3, 4)``): the code enumerates the layouts it takes (2 or
+4 box coordinates, 3 or 4 position rows), a structural choice, not a size that varies.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from zlint.batched import visit
 from zlint.facts.lattice import MASK, Fact, Kind, Versus
-from zlint.facts.literals import number_literal
+from zlint.facts.literals import int_literal, number_literal
 
 #: Names of attributes and variables that hold a fixed width: a size compared with one is a dim
 #: the model fixes (channels, hidden size, heads), not one that varies.
@@ -19,8 +23,17 @@ WIDTH_WORDS = frozenset(
     {"channel", "channels", "chans", "hidden", "embed", "features", "head", "heads", "dim", "groups",
      "classes", "vocab", "model", "planes"}
 )
+#: Names of a count that a model's structure fixes: the number of axes of a position grid
+RANK_WORDS = frozenset({"ndim", "ndims", "naxes", "axes"})
+#: Words that say a bound name counts something that varies with the input (``bs_embed``: a batch
+#: size; ``n_image_features``: image tokens), whatever width word it also holds
+VARYING_WORDS = frozenset(
+    {"bs", "batch", "tokens", "patches", "frames", "time", "temporal", "image", "audio", "video", "text"}
+)
 #: ... unless the name also says it is a limit: ``max_position_embeddings``, ``min_dim``
 LIMIT_WORDS = frozenset({"max", "min", "limit", "thresh", "threshold", "position", "positions", "len", "length", "seq"})
+#: the small values a layout dim takes (coordinates, position rows, image channels)
+CATEGORY_VALUES = range(2, 9)
 COMPARISON_OPS = (
     cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
 )
@@ -64,6 +77,8 @@ class ComparisonFacts:
     ) -> tuple[Versus, str | None] | None:
         """What a size in ``left op right`` is compared with, or None when no size is involved."""
         lk, rk = self._kind(left), self._kind(right)
+        if isinstance(op, (cst.In, cst.NotIn, cst.Equal, cst.NotEqual)) and self._enumerated(left, right):
+            return None  # `if n == 2: ... elif n == 4:`: a layout the code enumerates
         if isinstance(op, (cst.In, cst.NotIn)):
             if lk is Kind.SIZE and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
                 values = [number_literal(e.value) for e in right.elements]
@@ -91,6 +106,20 @@ class ComparisonFacts:
             if mine is Kind.SHAPE and isinstance(other_node, (cst.Tuple, cst.List)):
                 return Versus.CONSTANT, None
         return None
+
+    def _enumerated(self, left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
+        """One side is a size the enclosing function tests against several small values."""
+        sides = [n for n in (left, right) if self._kind(n) is Kind.SIZE]
+        if not sides or not self._functions:
+            return False
+        function = self._functions[-1]
+        found = self._enumerations.get(id(function))
+        if found is None:
+            finder = _Enumerations()
+            visit(function.body, finder)
+            found = self._enumerations[id(function)] = frozenset(t for t, v in finder.values.items() if len(v) >= 2)
+        # `num_frames == 2 ... == 4`: the name says the dim varies, so the values are sizes
+        return any(_text(n) in found and not _names_extent(n) for n in sides)
 
     def _is_threshold(self, node: cst.BaseExpression) -> bool:
         """A value a size can be compared with as a threshold: a config attribute, parameter,
@@ -157,8 +186,44 @@ def _flip(op: cst.BaseCompOp) -> cst.BaseCompOp:
     return flipped() if flipped is not None else op
 
 
+def _names_extent(node: cst.BaseExpression) -> bool:
+    """``num_frames``, ``seq_len``: a name for an extent that varies with the input."""
+    name = _identifier(node)
+    return bool(name) and bool(set(name.lower().split("_")) & (VARYING_WORDS | LIMIT_WORDS))
+
+
+def _text(node: cst.BaseExpression) -> str:
+    return " ".join(cst.Module([]).code_for_node(node).split())
+
+
+class _Enumerations(cst.CSTVisitor):
+    """The small values each expression of a function is tested against for (in)equality
+    (keyed by its text; nested functions are their own)."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, set[int]] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        left = node.left
+        for target in node.comparisons:
+            right, op = target.comparator, target.operator
+            if isinstance(op, (cst.Equal, cst.NotEqual)):
+                for own, other in ((left, right), (right, left)):
+                    value = int_literal(other)
+                    if value in CATEGORY_VALUES and int_literal(own) is None:
+                        self.values.setdefault(_text(own), set()).add(value)
+            elif isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+                values = {int_literal(e.value) for e in right.elements}
+                if values and all(v in CATEGORY_VALUES for v in values):
+                    self.values.setdefault(_text(left), set()).update(values)  # type: ignore[arg-type]
+            left = right
+
+
 def _short(node: cst.BaseExpression) -> str:
-    text = " ".join(cst.Module([]).code_for_node(node).split())
+    text = _text(node)
     return text if len(text) <= 30 else text[:27] + "..."
 
 
@@ -184,3 +249,18 @@ def names_width(node: cst.BaseExpression) -> bool:
         return False
     words = set(name.lower().split("_"))
     return bool(words & WIDTH_WORDS) and not words & LIMIT_WORDS
+
+
+def names_fixed_size(name: str) -> bool:
+    """A variable named for a fixed width or count (``num_channels``, ``head_dim``, ``ndim``):
+    a size bound to it is static. Not a bare ``dim`` or ``dim_size`` (code also uses them for
+    lengths), nor a name that also says what varies (``bs_embed``, ``n_image_features``)."""
+    parts = name.lower().split("_")
+    words = set(parts)
+    if words & VARYING_WORDS:
+        return False
+    if words & RANK_WORDS:
+        return True
+    if parts[0] == "dim" and not (words - {"dim"}) & WIDTH_WORDS:
+        return False
+    return names_width(cst.Name(name))

@@ -68,3 +68,18 @@ CONTAINER = Fact(Kind.CONTAINER)
 TENSORS = Fact(Kind.TENSORS)
 REMAINDER = Fact(Kind.SIZE, remainder=True)
 STATIC = Fact(Kind.STATIC)
+
+
+def arith_fact(left: Fact | None, right: Fact | None) -> Fact | None:
+    """The fact of ``left <op> right`` for arithmetic operators."""
+    kinds = {f.kind if f else None for f in (left, right)}
+    if Kind.TENSOR in kinds:
+        # h * scale keeps h's fixed dims; a scalar cannot change them
+        tensors = [f for f in (left, right) if f is not None and f.kind is Kind.TENSOR]
+        dims = tensors[0].static_dims if len(tensors) == 1 else frozenset()
+        return Fact(Kind.TENSOR, static_dims=dims) if dims else TENSOR
+    if Kind.SIZE in kinds:
+        return SIZE
+    if kinds & {Kind.RANK, Kind.STATIC} and kinds <= {Kind.RANK, Kind.STATIC, None}:
+        return STATIC if Kind.STATIC in kinds else RANK
+    return None

@@ -17,11 +17,12 @@ such as ``x.max(dim=1)`` give Kind.TENSORS, whose elements are tensors), from a 
 from __future__ import annotations
 
 from collections import ChainMap
+from dataclasses import replace
 
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
-from zlint.facts.comparisons import ComparisonFacts
+from zlint.facts.comparisons import ComparisonFacts, names_fixed_size
 from zlint.facts.evidence import (
     CHANNEL_OPS,
     DIM_KEYWORDS,
@@ -49,6 +50,7 @@ from zlint.facts.lattice import (  # re-exported: the rules read the lattice fro
     TENSORS,
     Fact,
     Kind,
+    arith_fact,
 )
 from zlint.facts.literals import number_literal
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
@@ -63,6 +65,7 @@ from zlint.facts.values import (
     returns_tensor,
     returns_tuple_by_flag,
 )
+from zlint.facts.written_shapes import FACTORIES, fixed_size, written_dims
 
 #: Fast path (zlint/prepass.py): no expression is a SIZE or SHAPE (nor a size bool) unless one
 #: of these words occurs in its function or in the module-level code. Keep in step with the
@@ -76,10 +79,6 @@ TENSOR_WORDS = frozenset(
     | DIM_KEYWORDS
 )
 
-#: torch factories whose result size is given by their arguments
-FACTORIES = frozenset(
-    {"arange", "linspace", "logspace", "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "eye", "as_tensor"}
-)
 TENSOR_TYPES = frozenset(
     {
         "torch.Tensor",
@@ -156,6 +155,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._narrowed: list[tuple[str, tuple[str, int], bool] | None] = []
         #: per enclosing function: names bound as loop targets (counters of unrolled loops)
         self._loop_targets: list[set[str]] = []
+        #: per function (by id): sizes it tests against several small values (comparisons.py)
+        self._enumerations: dict[int, frozenset[str]] = {}
         self._evidence: list[Evidence] = []
         self._facts: dict[int, Fact] = {}
         #: per enclosing class: its self.<attr> names that hold Python containers
@@ -267,8 +268,14 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         if self._bindings:
             self._bindings[-1].bind(target)
 
-    def _bind(self, target: cst.BaseExpression, fact: Fact | None, value: cst.BaseExpression | None) -> None:
+    def _bind(
+        self, target: cst.BaseExpression, fact: Fact | None, value: cst.BaseExpression | None, named: bool = True
+    ) -> None:
+        """Bind ``target`` to ``fact``; ``named``: a size bound to a name for a fixed width
+        (``num_channels = x.shape[1]``) is the author saying the dim is static."""
         if isinstance(target, cst.Name):
+            if named and fact is not None and fact.kind is Kind.SIZE and names_fixed_size(target.value):
+                fact = STATIC
             self._env[target.value] = fact
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
@@ -277,7 +284,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             for i, element in enumerate(elements):
                 inner = element.value
                 if fact is not None and fact.kind is Kind.STATIC:
-                    self._bind(inner, STATIC, None)
+                    self._bind(inner, STATIC, None, named)
                 elif fact is not None and fact.kind is Kind.SHAPE:
                     fixed = (
                         fact.static_dims
@@ -285,7 +292,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                         and (i in fact.static_dims or i - len(elements) in fact.static_dims)
                     )
                     sub = SHAPE if isinstance(element, cst.StarredElement) else STATIC if fixed else SIZE
-                    self._bind(inner, sub, None)
+                    self._bind(inner, sub, None, named)
                 elif fact is not None and fact.kind is Kind.TENSORS:
                     if isinstance(element, cst.StarredElement):
                         self._bind(inner, TENSORS, None)
@@ -294,7 +301,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 elif literal is not None and len(literal) == len(elements) and not isinstance(
                     element, cst.StarredElement
                 ):
-                    self._bind(inner, self.fact(literal[i].value), literal[i].value)
+                    self._bind(inner, self.fact(literal[i].value), literal[i].value, named)
                 else:
                     self._bind(inner, None, None)
 
@@ -409,7 +416,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         target = original_node.target
         if isinstance(target, cst.Name):
             current = self._env.get(target.value)
-            self._env[target.value] = _arith(current, self.fact(original_node.value))
+            self._env[target.value] = arith_fact(current, self.fact(original_node.value))
 
     def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
         fact = self.fact(original_node.value)
@@ -427,7 +434,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             else None
         )
         self._count(node.target)
-        self._bind(node.target, fact, None)
+        self._bind(node.target, fact, None, named=False)  # `for dim in x.shape[2:]`: each varies
         if self._bindings and isinstance(node.target, (cst.Name, cst.Tuple)):
             self._loop_targets[-1].update(_names(node.target))
 
@@ -521,6 +528,11 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             fact = MASK
         elif fact is None and is_container_value(original_node, self.imports.qualify):
             fact = CONTAINER
+        if fact is not None and fact.kind is Kind.TENSOR:
+            receiver = self.fact(original_node.func.value) if isinstance(original_node.func, cst.Attribute) else None
+            written = written_dims(original_node, self.imports.qualify, receiver.static_dims if receiver else None)
+            if written:  # pos.expand(3, b, -1): dim 0 is 3 for every input; .float() keeps it
+                fact = replace(fact, static_dims=fact.static_dims | written)
         self._set(original_node, fact)
 
     def _is_mask_call(self, node: cst.Call) -> bool:
@@ -602,7 +614,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     return Fact(Kind.TENSOR, static_dims=frozenset({1}))
                 if qual.startswith("torch.nn.functional.") and last in FEATURE_OPS:
                     return Fact(Kind.TENSOR, static_dims=frozenset({-1}))
-                if last in FACTORIES and qual.count(".") == 1 and self._fixed_size(node):
+                if last in FACTORIES and qual.count(".") == 1 and fixed_size(node):
                     return Fact(Kind.TENSOR, fixed=True)
                 return TENSOR
             return None
@@ -663,24 +675,6 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     return TENSORS if self._returns_tuple(method, positional, node) else TENSOR
         return None
 
-    def _fixed_size(self, node: cst.Call) -> bool:
-        """A factory whose sizes are all literals or attributes (``torch.logspace(0, 1, 5)``,
-        ``torch.arange(self.n)``): its length does not follow an input size."""
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value not in {"steps", "size", "end", "start", "data"}:
-                continue
-            value = arg.value
-            if number_literal(value) is not None or isinstance(value, cst.Attribute):
-                continue
-            if isinstance(value, (cst.List, cst.Tuple)) and all(
-                number_literal(e.value) is not None for e in value.elements
-            ):
-                continue
-            if isinstance(value, cst.Name) and value.value.isupper():
-                continue  # a module constant
-            return False
-        return bool(node.args)
-
     def _returns_tuple(self, name: str, positional: list[cst.Arg], node: cst.Call) -> bool:
         """``x.topk(k)``, ``x.max(dim=1)``, ``torch.sort(x)``: a tuple of tensors, not a tensor."""
         if name in TUPLE_RESULTS or returns_tuple_by_flag(node):
@@ -734,7 +728,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             # x.shape[:-1] + (h, d): a tuple concatenation, not arithmetic
             self._set(original_node, SHAPE)
             return
-        fact = _arith(left, right)
+        fact = arith_fact(left, right)
         if fact is not None and fact.kind is Kind.SIZE and isinstance(original_node.operator, cst.Modulo):
             fact = REMAINDER  # `rest = n % k; if rest != 0:` guards divisibility, not a 0/1 size
         self._set(original_node, fact)
@@ -789,18 +783,3 @@ def _is_any(node: cst.BaseExpression) -> bool:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
-
-
-def _arith(left: Fact | None, right: Fact | None) -> Fact | None:
-    """The fact of ``left <op> right`` for arithmetic operators."""
-    kinds = {f.kind if f else None for f in (left, right)}
-    if Kind.TENSOR in kinds:
-        # h * scale keeps h's fixed dims; a scalar cannot change them
-        tensors = [f for f in (left, right) if f is not None and f.kind is Kind.TENSOR]
-        dims = tensors[0].static_dims if len(tensors) == 1 else frozenset()
-        return Fact(Kind.TENSOR, static_dims=dims) if dims else TENSOR
-    if Kind.SIZE in kinds:
-        return SIZE
-    if kinds & {Kind.RANK, Kind.STATIC} and kinds <= {Kind.RANK, Kind.STATIC, None}:
-        return STATIC if Kind.STATIC in kinds else RANK
-    return None

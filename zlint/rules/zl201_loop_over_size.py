@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from zlint.batched import visit
 from zlint.facts.size_facts import SIZE_WORDS, Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import positional, snippet
@@ -16,8 +17,26 @@ class LoopOverSize(Rule):
     name = "loop-over-size"
     summary = "`range()` over a tensor size: dynamo unrolls the loop and guards on the exact size"
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: range() calls of loops whose counter picks an entry of a container the model holds
+        self._structural: set[int] = set()
+
+    def visit_For(self, node: cst.For) -> None:
+        # `for level in range(h.shape[1]): self.class_embed[level](...)`: one step per layer
+        # (per axis, per head) of the model, a count its structure fixes, not a varying size
+        loop = node.iter
+        if (
+            isinstance(node.target, cst.Name) and isinstance(loop, cst.Call) and isinstance(loop.func, cst.Name)
+            and loop.func.value == "range" and any(self.is_kind(a, Kind.SIZE) for a in positional(loop))
+        ):
+            finder = _HeldEntries(node.target.value)
+            visit(node.body, finder)
+            if finder.found:
+                self._structural.add(id(node.iter))
+
     def visit_Call(self, node: cst.Call) -> None:
-        if not (isinstance(node.func, cst.Name) and node.func.value == "range"):
+        if not (isinstance(node.func, cst.Name) and node.func.value == "range") or id(node) in self._structural:
             return
         sizes = [self.fact(arg) for arg in positional(node)]
         sizes = [f for f in sizes if f is not None and f.kind is Kind.SIZE]
@@ -54,3 +73,24 @@ class LoopOverSize(Rule):
                     "every size",
                 )
                 return
+
+
+class _HeldEntries(cst.CSTVisitor):
+    """Whether a loop body indexes a container of ``self`` with the bare loop counter."""
+
+    def __init__(self, counter: str) -> None:
+        self.counter = counter
+        self.found = False
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        index = node.slice[0].slice.value
+        root = node.value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if (
+            isinstance(index, cst.Name) and index.value == self.counter and isinstance(node.value, cst.Attribute)
+            and isinstance(root, cst.Name) and root.value == "self"
+        ):
+            self.found = True

@@ -6,6 +6,7 @@ import ast
 
 import libcst as cst
 
+from zlint.batched import visit
 from zlint.candidates import FunctionSummary
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
@@ -44,10 +45,26 @@ class OutputCountDependsOnSize(Rule):
         super().__init__(context)
         # `a, b = x.split(n)`: the code itself fixes the count (anything else fails in eager)
         self._unpacked: set[int] = set()
+        #: per function: names its code unpacks into a fixed number of targets
+        self._unpacked_by_function: dict[int, frozenset[str]] = {}
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
             self._unpacked.add(id(node.value))
+        elif self.context.functions and isinstance(node.value, cst.Call) and any(
+            isinstance(t.target, cst.Name) and t.target.value in self._unpacked_names() for t in node.targets
+        ):
+            # `e = t.chunk(6, dim=1)` then `a, b, c, d, f, g = [x.squeeze(1) for x in e]`
+            self._unpacked.add(id(node.value))
+
+    def _unpacked_names(self) -> frozenset[str]:
+        function = self.context.functions[-1]
+        found = self._unpacked_by_function.get(id(function))
+        if found is None:
+            finder = _UnpackedNames()
+            visit(function.body, finder)
+            found = self._unpacked_by_function[id(function)] = frozenset(finder.names)
+        return found
 
     def visit_Call(self, node: cst.Call) -> None:
         if id(node) in self._unpacked:
@@ -94,3 +111,20 @@ class OutputCountDependsOnSize(Rule):
             f"`{snippet(self.context, node)}` makes a size-dependent number of tensors: recompiles "
             "per count; use narrow",
         )
+
+
+class _UnpackedNames(cst.CSTVisitor):
+    """Names unpacked into a tuple of targets, whole (``a, b = parts``) or through a
+    comprehension over them (``a, b = [p.squeeze(1) for p in parts]``)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
+            return
+        value = node.value
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and value.for_in.inner_for_in is None:
+            value = value.for_in.iter
+        if isinstance(value, cst.Name):
+            self.names.add(value.value)
