@@ -1,6 +1,10 @@
 """The ``zlint`` command: a thin front end over :func:`zlint.engine.lint_file`.
 
 Exit codes: 0 clean, 1 findings, 2 a usage/config error or a file that could not be linted.
+
+A run imports only what it uses: the engine (LibCST, the rules) when a file is linted, the
+adoption steps, the fix loop and ``--verify`` when asked for, so a run whose files all hit the
+cache starts in the time of the modules below (``tests/test_startup_imports.py``).
 """
 
 from __future__ import annotations
@@ -10,13 +14,11 @@ import sys
 from collections.abc import Sequence
 
 from zlint import __version__, registry
-from zlint.adoption.actions import BaselineError, adopt
 from zlint.atomic import atomic_write
 from zlint.cache import Cache, clean
 from zlint.cache import default_directory as default_cache_dir
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.discovery import PathProblem, SettingsResolver, discover
-from zlint.docs import doc_text
 from zlint.parallel import lint_files
 from zlint.project import ProjectIndex
 from zlint.report import FORMATS, write_report
@@ -164,6 +166,8 @@ def _print_rules() -> int:
 def _print_rule(argv: Sequence[str]) -> int:
     if len(argv) != 1:
         return _error("usage: zlint rule CODE")
+    from zlint.docs import doc_text
+
     code = argv[0].upper()
     text = doc_text(code) if code in registry.RULES_BY_CODE else None
     if text is None:
@@ -255,19 +259,22 @@ def check(args: argparse.Namespace) -> int:
         return EXIT_ERROR if errors else (EXIT_FINDINGS if fixer.diffs else EXIT_CLEAN)
     if fixer is not None:
         print(fixer.summary(), file=sys.stderr)
-    try:
-        adoption = adopt(
-            diagnostics,
-            baseline=args.baseline,
-            write_baseline_to=args.write_baseline,
-            add_noqa_comments=args.add_noqa,
-        )
-    except BaselineError as exc:
-        return _error(str(exc))
-    diagnostics = adoption.diagnostics
-    errors.extend(adoption.errors)
-    for note in adoption.notes:
-        print(f"zlint: {note}", file=sys.stderr)
+    if args.baseline is not None or args.write_baseline is not None or args.add_noqa:
+        from zlint.adoption.actions import BaselineError, adopt
+
+        try:
+            adoption = adopt(
+                diagnostics,
+                baseline=args.baseline,
+                write_baseline_to=args.write_baseline,
+                add_noqa_comments=args.add_noqa,
+            )
+        except BaselineError as exc:
+            return _error(str(exc))
+        diagnostics = adoption.diagnostics
+        errors.extend(adoption.errors)
+        for note in adoption.notes:
+            print(f"zlint: {note}", file=sys.stderr)
 
     if args.verify:  # zlint.verify (and through it torch, in workers) only under --verify
         from zlint.verify.runner import run_from_cli

@@ -9,6 +9,10 @@ candidate stage (:mod:`zlint.candidates`) reduces the text LibCST parses to the 
 can hold a finding and what their facts read. Positions are resolved only for files with
 findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) parses every file whole and runs every
 enabled rule, the plain reference the fast path must equal (``benchmarks/run.py --check``).
+
+LibCST, the rule modules and the shared facts are imported when a file needs a rule run, not
+with this module: a file that fails to decode or parse, or whose settings enable no static rule,
+is linted without loading them (``tests/test_startup_imports.py``).
 """
 
 from __future__ import annotations
@@ -17,19 +21,12 @@ import ast
 import functools
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import libcst as cst
-from libcst.metadata import BaseMetadataProvider
-
-from zlint import candidates, noqa, prepass, registry
-from zlint import rules as rule_modules
-from zlint.batched import FastWrapper, visit_batched
+from zlint import noqa, registry
 from zlint.diagnostics import Diagnostic, FileError
-from zlint.facts.imports import ImportMap
 from zlint.facts.project_scope import FileScope, scope_for_file
-from zlint.facts.size_facts import SizeFactsProvider
 from zlint.placement import place
-from zlint.rules.base import FileContext, Rule, ScopeTracker
 from zlint.settings import Settings
 from zlint.source import (  # the reading half lives in source (no LibCST); re-exported here
     MAX_FILE_BYTES,
@@ -46,11 +43,21 @@ from zlint.source import (  # the reading half lives in source (no LibCST); re-e
     too_large,
 )
 
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from zlint import candidates
+    from zlint.rules.base import Rule
+
 
 def _failing_rule(exc: BaseException) -> str:
     """What failed, from the innermost frame that tells: a rule's code when one of its own
     methods raised; "shared facts" (naming the provider) when the failure is in the facts that
     rules share, even when a rule's request for them started the computation; else "engine"."""
+    from libcst.metadata import BaseMetadataProvider
+
+    from zlint.rules.base import Rule
+
     part = "engine"
     for frame, _ in traceback.walk_tb(exc.__traceback__):
         owner = frame.f_locals.get("self")
@@ -96,12 +103,17 @@ def run_rules(
 ) -> list[Diagnostic]:
     """Run ``rules`` over a parsed module in one batched traversal. ``source`` (the parsed text)
     and its ``tree`` let positions be computed per statement (:mod:`zlint.positions`)."""
+    from zlint.batched import FastWrapper, visit_batched
+    from zlint.facts.imports import ImportMap
+    from zlint.facts.size_facts import SizeFactsProvider
+    from zlint.rules.base import FileContext, ScopeTracker
+
     imports = ImportMap()
     wrapper = FastWrapper(module, unsafe_skip_copy=True, cache={SizeFactsProvider: imports})
     context = FileContext(
         path=path, module=module, imports=imports, settings=settings, wrapper=wrapper, source=source, tree=tree
     )
-    visitors: list[cst.BatchableCSTVisitor] = [ScopeTracker(context)]
+    visitors: list = [ScopeTracker(context)]
     visitors.extend(rule(context) for rule in rules)
     visit_batched(wrapper, visitors)
     return context.diagnostics
@@ -119,6 +131,8 @@ def _parse_and_run(
         if isinstance(outcome, FileError):
             return outcome
         return [d for d in outcome if not reduced.drops(d.line)]
+    import libcst as cst
+
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -172,18 +186,23 @@ def lint_source(
     file_noqa = noqa.file_suppression(text) if "noqa" in text else None
     if file_noqa is not None:
         codes = frozenset(c for c in codes if not file_noqa.covers(c))
-    rules = rule_modules.visitors(codes)
-    if rules and not (full_path if full_path is not None else full_path_default()):
-        try:
-            rules = list(prepass.relevant_rules(text, tree, rules, settings))
-        except RecursionError:  # a pathological nesting depth: let the full path report it
-            pass
+    rules: list[type[Rule]] = []
     reduced = None
-    if rules and not (full_path if full_path is not None else full_path_default()):
-        try:
-            reduced = candidates.plan(text, tree, rules, settings)
-        except RecursionError:
-            pass
+    if registry.static_records(codes):  # rules to run: their modules (and LibCST) load now
+        from zlint import candidates, prepass
+        from zlint import rules as rule_modules
+
+        rules = rule_modules.visitors(codes)
+        if not (full_path if full_path is not None else full_path_default()):
+            try:
+                rules = list(prepass.relevant_rules(text, tree, rules, settings))
+            except RecursionError:  # a pathological nesting depth: let the full path report it
+                pass
+        if rules and not (full_path if full_path is not None else full_path_default()):
+            try:
+                reduced = candidates.plan(text, tree, rules, settings)
+            except RecursionError:
+                pass
     diagnostics: list[Diagnostic] = []
     if rules:
         outcome = _parse_and_run(text, path, rules, settings, tree=tree, reduced=reduced)

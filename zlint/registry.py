@@ -30,15 +30,24 @@ Reading literals from the module keeps one source of truth next to the code that
 finding (a record cannot disagree with its visitor, and ``tests/test_layers.py`` checks that the
 imported class says the same), and adds no new file format. A front-matter block in each rule doc
 was the alternative; it would split a rule's identity from the class that reports it and make
-the docs a runtime input of the linter. The read is cheap: each module is parsed only up to its
-first ``def`` after the ``code =`` line (the whole module when that does not parse), ~10 ms for
-all rules, once per process.
+the docs a runtime input of the linter. Each module is parsed only up to its first ``def``
+after the ``code =`` line (the whole module when that does not parse).
+
+Even so, parsing every rule module costs ~10-15 ms, which every run pays, cache hits and flake8
+runs with the ZL codes ignored included. So the records are also kept in a generated table,
+``zlint/data/rules.json`` (``python -m zlint.registry`` rewrites it), with a digest of the rule
+modules' bytes: when it matches (~1 ms to check), the table is read; when a rule module
+was added, removed or edited since, the modules are read as above. The table can be stale (a
+slower start) but never wrong; ``tests/test_startup_imports.py`` fails while it is stale.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import json
 import re
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,8 +217,54 @@ def load_records(directory: Path = RULES_DIRECTORY) -> tuple[RuleRecord, ...]:
     return tuple(records)
 
 
+#: the generated table of every rule module's record (see the module docstring)
+TABLE = Path(__file__).parent / "data" / "rules.json"
+
+
+def modules_digest(directory: Path = RULES_DIRECTORY) -> list[str]:
+    """The rule modules' names, sizes and CRC-32s: what the records are read from. (A check
+    against edits, not against forgery; ``hashlib`` would add its import, ~7 ms, to every flake8
+    run.)"""
+    parts = []
+    for path in sorted(directory.iterdir()):
+        if MODULE_PATTERN.match(path.name):
+            data = path.read_bytes()
+            parts.append(f"{path.name}:{len(data)}:{zlib.crc32(data):08x}")
+    return parts
+
+
+def table_text(records: Iterable[RuleRecord], digest: list[str]) -> str:
+    """The table's JSON text for ``records`` read from modules whose digest is ``digest``."""
+    rows = [dataclasses.asdict(record) for record in records]
+    return json.dumps({"digest": digest, "records": rows}, indent=1, sort_keys=True) + "\n"
+
+
+def read_table(path: Path = TABLE, digest: list[str] | None = None) -> tuple[RuleRecord, ...] | None:
+    """The records of the generated table, or None when it is missing, damaged or was written
+    for other rule modules than those whose digest is ``digest`` (default: the installed ones)."""
+    try:
+        data = json.loads(path.read_bytes())
+        if data["digest"] != (digest if digest is not None else modules_digest()):
+            return None
+        return tuple(RuleRecord(**row) for row in data["records"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write_table(path: Path = TABLE) -> bool:
+    """Rewrite the table from the rule modules; True when its text changed."""
+    text = table_text(load_records(), modules_digest())
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except OSError:
+        pass
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
 #: every rule, by code, in code order (tests may add records here with monkeypatch)
-RULES_BY_CODE: dict[str, RuleRecord] = {record.code: record for record in load_records()}
+RULES_BY_CODE: dict[str, RuleRecord] = {record.code: record for record in read_table() or load_records()}
 
 
 def records() -> tuple[RuleRecord, ...]:
@@ -256,3 +311,7 @@ def static_records(codes: Iterable[str]) -> list[RuleRecord]:
     """The records of the static rules among ``codes``, in code order (what the engine runs)."""
     wanted = set(codes)
     return [found for code, found in RULES_BY_CODE.items() if code in wanted and found.is_static]
+
+
+if __name__ == "__main__":  # python -m zlint.registry: regenerate the table after editing a rule
+    print(f"{TABLE}: {'rewritten' if write_table() else 'up to date'}")

@@ -8,10 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from zlint.diagnostics import Diagnostic
-from zlint.report.github import github
-from zlint.report.junit import junit
 from zlint.report.run import Run
-from zlint.report.sarif import sarif
 from zlint.report.severity import severity_of
 from zlint.report.verify_text import evidence_lines, status_suffix
 
@@ -84,6 +81,26 @@ def grouped(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
         where = f"{d.scope}: {d.scope_reason}" if d.scope_reason else d.scope
         out.append(f"  {d.line}:{d.column + 1} {d.code} {d.message}  [{d.tier} tier; {where}]\n")
     return "".join(out)
+
+
+# The machine formats load their modules (package metadata, XML, fingerprints) only when chosen:
+# every run imports this module.
+def sarif(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
+    from zlint.report.sarif import sarif as write
+
+    return write(diagnostics, run)
+
+
+def github(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
+    from zlint.report.github import github as write
+
+    return write(diagnostics, run)
+
+
+def junit(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
+    from zlint.report.junit import junit as write
+
+    return write(diagnostics, run)
 
 
 Writer = Callable[[list[Diagnostic], "Run | None"], str]
