@@ -3,7 +3,10 @@
 It answers, per file, where its code runs under ``torch.compile`` and whether the run enables a
 single-graph mode (:mod:`zlint.facts.project_scope`). Workers receive only the small per-file
 answer (:class:`FileScope`), which is also part of the file's cache key. With a cache directory,
-each file's summary is kept by the hash of its bytes, so a warm run parses only changed files.
+each file's summary is kept by the hash of its bytes, so a warm run parses only changed files,
+and the answers for the last few runs' sets of files are kept in a small file of their own, so a
+run over the same files as one of those reads neither the summaries (megabytes of JSON) nor any
+``ast``.
 """
 
 from __future__ import annotations
@@ -31,9 +34,8 @@ class ProjectIndex:
     def build(cls, paths: Iterable[str], cache_file: Path | None = None, jobs: int | None = None) -> ProjectIndex:
         """Summarize each readable, parseable file; files that fail are linted (and reported)
         on their own later, so here they are simply left out. ``cache_file`` keeps the summaries,
-        and the answer for the last set of files, between runs. ``jobs``: worker processes for
-        the files not in the cache (as many as cores when None)."""
-        stored = _load(cache_file) if cache_file is not None else {}
+        and the answers for the last few sets of files, between runs. ``jobs``: worker processes
+        for the files not in the cache (as many as cores when None)."""
         keys: dict[str, tuple[str, bytes]] = {}
         for path in paths:
             data = read_source(path)
@@ -41,12 +43,15 @@ class ProjectIndex:
                 key = hashlib.sha256(path.encode("utf-8", "surrogatepass") + b"\0" + data).hexdigest()
                 keys[key] = (path, data)
         run = hashlib.sha256("\0".join(keys).encode()).hexdigest()
-        answer = stored.get(_ANSWER)
-        if isinstance(answer, dict) and answer.get("run") == run:  # the same files as last time
-            scopes = _decode_scopes(answer.get("scopes"))
-            if scopes is not None:
-                return cls(scopes)
-        kept: dict[str, object] = {}
+        answer_file = _answer_file(cache_file) if cache_file is not None else None
+        answers = _recent_answers(answer_file) if answer_file is not None else []
+        for answer in answers:
+            if answer.get("run") == run:  # the same files as a recent run
+                scopes = _decode_scopes(answer.get("scopes"))
+                if scopes is not None:
+                    return cls(scopes)
+        stored = _load(cache_file) if cache_file is not None else {}
+        current: dict[str, object] = {}  # the stored form of this run's summaries
         found: dict[str, FileSummary | None] = {}
         missing: list[tuple[str, str, bytes]] = []
         for key, (path, data) in keys.items():
@@ -54,18 +59,29 @@ class ProjectIndex:
             found[key] = _decode(entry) if entry is not None else None
             if found[key] is None:
                 missing.append((key, path, data))
+            else:
+                current[key] = entry
         found.update(_summarize_all(missing, jobs))
         summaries: list[FileSummary] = []
+        fresh = False
         for key, summary in found.items():  # in the order of the paths, whoever summarized them
             if summary is not None:
-                kept[key] = _encode(summary)
+                if key not in current:
+                    current[key] = _encode(summary)
+                    fresh = True
                 summaries.append(summary)
         scopes = classify(summaries)
-        if cache_file is not None:
-            kept[_ANSWER] = {"run": run, "scopes": {p: dataclasses.astuple(s) for p, s in scopes.items()}}
+        if cache_file is not None and answer_file is not None:
+            answer = {"run": run, "scopes": {p: dataclasses.astuple(s) for p, s in scopes.items()}}
+            answers = [answer, *answers][:RECENT_ANSWERS]
             try:
                 cache_file.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(cache_file, json.dumps(kept, separators=(",", ":")).encode("utf-8"))
+                if fresh:  # the summaries of other runs' files stay (a one-file run between two
+                    # runs over a tree must not make the second summarize every file again)
+                    others = [(k, v) for k, v in stored.items() if k not in current][-MAX_OTHER_SUMMARIES:]
+                    kept = {**dict(others), **current}
+                    atomic_write(cache_file, json.dumps(kept, separators=(",", ":")).encode("utf-8"))
+                atomic_write(answer_file, json.dumps({"answers": answers}, separators=(",", ":")).encode("utf-8"))
             except OSError:
                 pass  # a read-only disk must not fail the lint
         return cls(scopes)
@@ -76,7 +92,21 @@ class ProjectIndex:
         return self._scopes.get(path)
 
 
-_ANSWER = "answer"  # the cache entry holding the scopes of the last run's files
+#: summaries kept besides those of the current run's files (older contents, other runs' files)
+MAX_OTHER_SUMMARIES = 5_000
+#: the answers kept for the most recent sets of files (pre-commit's few files between runs over
+#: the whole tree find theirs, and so does the next run over the tree)
+RECENT_ANSWERS = 4
+
+
+def _answer_file(cache_file: Path) -> Path:
+    """Where the scopes of the recent runs' files are kept, next to the summaries."""
+    return cache_file.with_name(f"last-run-{cache_file.name}")
+
+
+def _recent_answers(answer_file: Path) -> list[dict]:
+    answers = _load(answer_file).get("answers")
+    return [a for a in answers if isinstance(a, dict)][:RECENT_ANSWERS] if isinstance(answers, list) else []
 
 
 def _decode_scopes(data: object) -> dict[str, FileScope] | None:
