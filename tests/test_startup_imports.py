@@ -178,3 +178,29 @@ def test_the_fingerprint_follows_the_installed_torch(monkeypatch):
         assert cache.linter_fingerprint(False) == before != cache.linter_fingerprint(True)
     finally:
         cache.linter_fingerprint.cache_clear()
+
+
+# -- discovery's exclude check --------------------------------------------------------------------
+
+
+def test_the_compiled_exclude_matcher_agrees_with_each_pattern():
+    """Discovery asks every file and directory; one compiled check must say what the per-pattern
+    rule says (whole path, path prefix, any single component)."""
+    import random
+    from pathlib import PurePosixPath
+
+    from zlint.settings import DEFAULT_EXCLUDE, _matcher, _matches
+
+    patterns = (*DEFAULT_EXCLUDE, "tests/data", "docs/", "*_pb2.py", "a/*/c", "[ab]x?")
+    names = ["a", "ax1", "bxy", "c", "tests", "data", "build", "foo.egg-info", "m_pb2.py", "docs", "venv2", "src"]
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(3000):
+        parts = [rng.choice(names) for _ in range(rng.randint(1, 4))]
+        rel = PurePosixPath(("/" if rng.random() < 0.2 else "") + "/".join(parts))
+        expected = any(_matches(rel, pattern) for pattern in patterns)
+        assert _matcher(patterns).matches(rel) == expected, rel
+        seen.add(expected)
+    assert seen == {True, False}
+    assert not _matcher(patterns).matches(PurePosixPath("src/tests/model.py"))
+    assert _matcher(patterns).matches(PurePosixPath("tests/data/model.py"))

@@ -53,6 +53,8 @@ def lint_files(
     results: list[FileResult | None] = [None] * len(targets)
     keys: dict[int, str] = {}
     tasks: list[_Task] = []
+    # files share their settings (one object per directory): fingerprint each combination once
+    fingerprints: dict[tuple[int, frozenset[str]], str] = {}
     for index, (path, settings) in enumerate(targets):
         data = read_source(path)
         if isinstance(data, FileResult):  # unreadable: reported, never cached
@@ -60,7 +62,10 @@ def lint_files(
             continue
         scope = project.scope_of(path) if project is not None else None
         if cache is not None:
-            fingerprint = settings_fingerprint(settings, settings.enabled_codes(path))
+            codes = frozenset(settings.enabled_codes(path))
+            fingerprint = fingerprints.get((id(settings), codes))
+            if fingerprint is None:
+                fingerprint = fingerprints[id(settings), codes] = settings_fingerprint(settings, codes)
             if scope is not None:
                 fingerprint += "\0" + scope.fingerprint()
             key = file_key(path, data, fingerprint)
