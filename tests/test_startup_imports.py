@@ -204,3 +204,37 @@ def test_the_compiled_exclude_matcher_agrees_with_each_pattern():
     assert seen == {True, False}
     assert not _matcher(patterns).matches(PurePosixPath("src/tests/model.py"))
     assert _matcher(patterns).matches(PurePosixPath("tests/data/model.py"))
+
+
+FLAKE8 = """
+import json, pathlib, sys
+from flake8.main.cli import main
+pathlib.Path("out.txt").unlink(missing_ok=True)  # flake8 appends to its output file
+main(["--isolated", "--jobs=1", "--select=ZL", "--exit-zero", "--output-file=out.txt", *sys.argv[1:]])
+watched = ("libcst", "zlint.engine", "zlint.rules", "zlint.facts")
+print(json.dumps({"out": pathlib.Path("out.txt").read_text(), "loaded": sorted(
+    {w for w in watched for m in sys.modules if m == w or m.startswith(w + ".")}
+)}))
+"""
+
+
+def test_a_warm_flake8_run_walks_no_tree_and_loads_no_rule(project):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ZLINT_CACHE_DIR": str(project / "c")}
+
+    def flake8(*args: str) -> dict:
+        proc = subprocess.run([sys.executable, "-c", FLAKE8, *args], cwd=project, env=env,
+                              capture_output=True, text=True, check=True)
+        return json.loads(proc.stdout)
+
+    cold = flake8("pool.py")
+    assert "pool.py:6:8: ZL101 " in cold["out"] and set(cold["loaded"]) == {
+        "libcst", "zlint.engine", "zlint.rules", "zlint.facts"
+    }
+    warm = flake8("pool.py")
+    assert warm == {"out": cold["out"], "loaded": []}
+    # the CLI finds the entry flake8 wrote (the same key, the same scope)
+    assert _zlint(project, "--cache-dir", "c", "--select", "ALL", "pool.py")["loaded"] == []
+    # an edit: the scope and the findings are computed again
+    (project / "pool.py").write_text(POOL_HAZARD.replace("n == 1", "n == 2"), encoding="utf-8")
+    edited = flake8("pool.py")
+    assert "ZL101" not in edited["out"] and "libcst" in edited["loaded"]

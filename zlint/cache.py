@@ -200,6 +200,22 @@ class Cache:
         self.misses += 1
         return None
 
+    def get_note(self, key: str) -> str | None:
+        """A string stored with :meth:`put_note` (something derived from a file that is dearer
+        to compute than to look up), or None."""
+        if self._entries is None:
+            self._entries = self._load()
+        value = self._entries.get(key)
+        if not isinstance(value, str):
+            return None
+        self._used.add(key)
+        return value
+
+    def put_note(self, key: str, value: str) -> None:
+        """Store a string under ``key`` (which must describe everything the string depends on)."""
+        self._new[key] = value
+        self._used.add(key)
+
     def put(self, key: str, diagnostics: list[Diagnostic], error: FileError | None) -> None:
         try:
             self._new[key] = encode_result(diagnostics, error)

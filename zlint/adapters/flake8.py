@@ -213,14 +213,25 @@ class ZlintChecker:
             return self._linted(text, self.filename)
         path = display_path(Path(self.filename))  # as the zlint command names it
         fingerprint = settings_fingerprint(self.settings, self.settings.enabled_codes(path))
-        scope = self._scope(path)
-        if scope is not None:  # the same key as `zlint FILE`, whose project is this one file
-            fingerprint += "\0" + scope.fingerprint()
-        key = file_key(path, data, fingerprint)
         cache = process_cache()
+        # the file's scope (a one-file project) depends on its path and bytes alone: its
+        # fingerprint is looked up by them, so a cache hit costs no ``ast`` walk
+        scope_key = file_key(path, data, "\0one-file scope") if isinstance(self.tree, ast.Module) else None
+        scope_print = cache.get_note(scope_key) if scope_key is not None else None
+        scope = None
+        if scope_print is None and scope_key is not None:
+            scope = self._scope(path)
+            scope_print = scope.fingerprint() if scope is not None else None
+            if scope_print is not None:
+                cache.put_note(scope_key, scope_print)
+        if scope_print is not None:  # the same key as `zlint FILE`, whose project is this one file
+            fingerprint += "\0" + scope_print
+        key = file_key(path, data, fingerprint)
         found = cache.get(key, path)
         if found is not None:
             return found
+        if scope is None and scope_key is not None:
+            scope = self._scope(path)
         diagnostics, error = self._linted(data, path, scope)
         cache.put(key, diagnostics, error)
         return diagnostics, error
