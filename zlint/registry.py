@@ -288,6 +288,8 @@ def expand(selector: str) -> frozenset[str]:
     sel = selector.strip().upper()
     if sel == "ALL":
         return frozenset(RULES_BY_CODE)
+    if sel in RULES_BY_CODE and len(sel) == 5:  # a whole code (ZL + 3 digits) names only itself
+        return frozenset((sel,))
     codes = frozenset(code for code in RULES_BY_CODE if code.startswith(sel))
     if not sel or not codes:
         raise UnknownSelector(f"unknown rule selector {selector!r} (see `zlint rules`)")
