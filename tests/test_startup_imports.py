@@ -238,3 +238,41 @@ def test_a_warm_flake8_run_walks_no_tree_and_loads_no_rule(project):
     (project / "pool.py").write_text(POOL_HAZARD.replace("n == 1", "n == 2"), encoding="utf-8")
     edited = flake8("pool.py")
     assert "ZL101" not in edited["out"] and "libcst" in edited["loaded"]
+
+
+# -- the project index's cache --------------------------------------------------------------------
+
+
+def test_runs_over_other_files_in_between_keep_the_index_warm(project, monkeypatch):
+    """pre-commit lints a file or two between runs over the whole tree: neither kind of run may
+    make the other summarize (``ast``-walk) every file again."""
+    from zlint import project as index
+
+    calls = {"summarize": 0, "classify": 0}
+
+    def counting(name):
+        real = getattr(index, name)
+
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(index, "summarize", counting("summarize"))
+    monkeypatch.setattr(index, "classify", counting("classify"))
+    store = project / "c" / "project.json"
+    tree = sorted(str(p) for p in project.glob("*.py"))
+    first = index.ProjectIndex.build(tree, store).scope_of(tree[0])
+    assert calls == {"summarize": len(tree), "classify": 1}
+    index.ProjectIndex.build(tree[:1], store)  # one file: its summary is stored
+    assert calls == {"summarize": len(tree), "classify": 2}
+    assert index.ProjectIndex.build(tree, store).scope_of(tree[0]) == first  # a recent answer
+    assert calls == {"summarize": len(tree), "classify": 2}
+    # a new file between two runs over the tree: summarized alone; the others' summaries stay
+    (project / "extra.py").write_text("def h(x):\n    return x\n", encoding="utf-8")
+    index.ProjectIndex.build([str(project / "extra.py")], store)
+    assert calls == {"summarize": len(tree) + 1, "classify": 3}
+    (project / "clean.py").write_text("def f(x):\n    return x - 1\n", encoding="utf-8")  # an edit
+    index.ProjectIndex.build([*tree, str(project / "extra.py")], store)
+    assert calls == {"summarize": len(tree) + 2, "classify": 4}
