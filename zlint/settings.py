@@ -14,7 +14,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from zlint import registry
-from zlint.torch_versions import TorchVersionError, validate_torch_version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -177,7 +176,9 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
                 choices = " or ".join(repr(c) for c in _CHOICE_KEYS[key])
                 raise ConfigError(path, f"[tool.zlint] {key} must be {choices}")
             kwargs[key] = value
-        elif key == "torch-version":
+        elif key == "torch-version":  # the torch data loads only for this key
+            from zlint.torch_versions import TorchVersionError, validate_torch_version
+
             try:
                 kwargs["torch_version"] = validate_torch_version(value)
             except TorchVersionError as exc:
