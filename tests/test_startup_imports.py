@@ -21,8 +21,12 @@ from zlint import cache, registry
 
 #: modules a run whose files all hit the cache has no use for
 HEAVY = ("libcst", "zlint.engine", "zlint.rules", "zlint.candidates", "zlint.batched", "zlint.facts.size_facts")
-#: modules only some runs need: the adoption steps, machine formats, workers, package metadata
-OPTIONAL = ("zlint.adoption", "zlint.report.sarif", "zlint.report.junit", "multiprocessing", "importlib.metadata")
+#: modules only some runs need: the adoption steps, machine formats, workers, package metadata,
+#: the per-version torch data (rules and a torch-version setting read it)
+OPTIONAL = (
+    "zlint.adoption", "zlint.report.sarif", "zlint.report.junit", "multiprocessing", "importlib.metadata",
+    "zlint.torch_versions",
+)
 
 RUN = """
 import contextlib, io, json, sys
