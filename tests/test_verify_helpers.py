@@ -192,7 +192,10 @@ def verified(tmp_path_factory):
     (project / "pyproject.toml").write_text("[tool.zlint]\n")
     (project / "front.py").write_text(FRONT)
     (project / "zlint_examples.py").write_text(EXAMPLES)
-    proc = run_zlint("--verify", "--backend", "eager", "--format", "json", "front.py", cwd=project, timeout=600)
+    # `load` reads a file: never compiled, so its helpers show only with --scope all
+    proc = run_zlint(
+        "--verify", "--backend", "eager", "--format", "json", "--scope", "all", "front.py", cwd=project, timeout=600
+    )
     return proc, {(d["location"]["row"], d["code"]): d for d in json.loads(proc.stdout)}
 
 
