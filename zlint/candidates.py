@@ -1034,8 +1034,17 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
     # summarised from their own facts), transitively
     todo: list[FunctionSummary] = [module, *(u.summary for u in candidates)]
     classes: set[int] = set()
+    mentions: dict[str, list[Unit]] = {}
     while todo:
         summary = todo.pop()
+        unit = owner.get(id(summary))
+        if unit is not None and len(unit.classes) <= 1:
+            # a kept function's parameters are read from its callers in the module
+            # (zlint.facts.call_sites): keep every function that mentions it
+            for caller in _mentioning(unit, units, mentions):
+                if id(caller) not in kept:
+                    kept.add(id(caller))
+                    todo.append(caller.summary)
         for call in summary.calls():
             func = call.func
             found: list[Unit] = []
@@ -1062,6 +1071,27 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
                 for call in member.summary.calls():
                     kept.update(id(u) for u in methods.get((_callee(call), "forward"), ()))
     return kept
+
+
+def _mentioning(unit: Unit, units: list[Unit], mentions: dict[str, list[Unit]]) -> list[Unit]:
+    """The units that spell ``unit``'s name, or an attribute a class binds the function to
+    (``self.core = f``), and the other definitions of that name (which method ``self.<name>``
+    calls depends on them); ``mentions`` is the word index, filled on first use."""
+    if not mentions:
+        for other in units:
+            mentions.setdefault("def " + other.node.name, []).append(other)
+            for word in other.summary.words:
+                mentions.setdefault(word, []).append(other)
+    name = unit.node.name
+    found = [*mentions.get(name, ()), *mentions.get("def " + name, ())]
+    if not unit.classes:
+        for caller in mentions.get(name, ()):
+            for node in caller.summary.of(ast.Assign):
+                if isinstance(node.value, ast.Name) and node.value.id == name:
+                    for target in node.targets:
+                        if _is_self_attribute(target):
+                            found.extend(mentions.get(target.attr, ()))
+    return found
 
 
 def _statement_start(statement: ast.stmt) -> int:

@@ -78,6 +78,26 @@ class FunctionIndex:
                 }
         self._returns: dict[int, list[cst.BaseExpression | None]] = {}
         self._plain: dict[int, frozenset[str]] = {}
+        self._bindings: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
+
+    def bindings(self, function: cst.FunctionDef, name: str) -> list[cst.BaseExpression | None]:
+        """The values ``function`` binds ``name`` to in its body (None for a binding whose value
+        is not one expression: a tuple target, a loop, ``+=``); parameters are not bindings."""
+        found = self._bindings.get(id(function))
+        if found is None:
+            found = self._bindings[id(function)] = {}
+            for target, value in _assignments(function):
+                found.setdefault(target, []).append(value)
+        return found.get(name, [])
+
+    def returns_plain(self, function: cst.FunctionDef) -> bool:
+        """Every return of ``function`` gives a plain Python value: a literal, a comprehension, a
+        list build, or a name :meth:`plain_names` knows (``out = []`` ... ``return out``)."""
+        values = self.returns(function)
+        plain = self.plain_names(function)
+        return bool(values) and all(
+            v is not None and (v.value in plain if isinstance(v, cst.Name) else is_plain_value(v)) for v in values
+        )
 
     def plain_names(self, function: cst.FunctionDef) -> frozenset[str]:
         """Names that ``function`` binds only to plain Python values (``lengths = [a + b for
