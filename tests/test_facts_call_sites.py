@@ -234,3 +234,23 @@ def test_the_fast_path_keeps_the_callers(source):
     fast = lint_source(tensor_caller, "m.py", settings, full_path=False)
     full = lint_source(tensor_caller, "m.py", settings, full_path=True)
     assert fast.diagnostics == full.diagnostics
+
+
+@pytest.mark.parametrize(
+    ("parameter", "binding", "expected"),
+    [
+        ("spatial_shapes_list=None", "shapes = spatial_shapes_list", []),
+        ("level_lists", "shapes = level_lists", []),
+        # near misses: a name that says nothing, an annotation that says tensor, a rebinding
+        ("spatial_shapes=None", "shapes = spatial_shapes", [(6, 26, "ZL202")]),
+        ("spatial_shapes_list: Tensor", "shapes = spatial_shapes_list", [(6, 26, "ZL202")]),
+        (
+            "spatial_shapes_list=None",
+            "spatial_shapes_list = torch.stack(spatial_shapes_list)\n        shapes = spatial_shapes_list",
+            [(6, 26, "ZL202")],
+        ),
+    ],
+)
+def test_a_parameter_named_as_a_list_and_never_rebound_is_no_tensor_at_its_calls(parameter, binding, expected):
+    code = CORE.format(binding=binding).replace("images: Tensor", parameter)
+    assert codes_at(code) == expected

@@ -5,7 +5,8 @@
 branch that never runs. A parameter is *no tensor* when the module calls its function at least
 once, every call passes a value that is certainly no tensor (a literal or comprehension, ``None``,
 ``x.shape``/``x.size()``/``len(x)``, a name its caller binds only to such values or annotates as
-a non-tensor, or a parameter of the caller that is no tensor by this same rule) or leaves the
+a non-tensor, an unannotated parameter of the caller named as a list (``spatial_shapes_list``) that
+it never rebinds, or a parameter of the caller that is no tensor by this same rule) or leaves the
 parameter to a default of that kind. One call that passes anything else (a tensor, or a value
 zlint cannot read) keeps the parameter as it was: evidence for a tensor wins over its absence.
 
@@ -35,6 +36,8 @@ SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
 SIZE_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "item", "tolist", "stride"})
 #: builtins that return Python values
 PYTHON_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "tuple", "list", "range", "round", "abs"})
+#: the endings of a name that says it holds a Python list
+LIST_SUFFIXES = ("_list", "_lists")
 #: a call's argument passed with ``*``/``**``: no parameter can be read from it
 _UNKNOWN = object()
 
@@ -260,7 +263,11 @@ class CallSites:
         if param is None and not values:
             return False  # a global, a closure's, or bound in a way no value tells
         if param is not None:
-            annotated = param.annotation is not None and self.non_tensor_annotation(param.annotation.annotation)
-            if not annotated and name not in self._found.get(id(caller), ()):
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            if annotation is not None:
+                known = self.non_tensor_annotation(annotation)
+            else:  # spatial_shapes_list=None: a parameter that is named a list and never rebound
+                known = not values and name.endswith(LIST_SUFFIXES)
+            if not known and name not in self._found.get(id(caller), ()):
                 return False
         return all(v is not None and self._no_tensor(v, caller, seen) for v in values)
