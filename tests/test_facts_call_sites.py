@@ -3,12 +3,15 @@ with a tensor (zlint.facts.call_sites), and submodules whose ``forward`` returns
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
 
 from conftest import codes_at
+from zlint import candidates
 from zlint.engine import lint_source
+from zlint.rules import visitors
 from zlint.settings import Settings
 
 SEQ2IMG = """\
@@ -254,3 +257,29 @@ def test_the_fast_path_keeps_the_callers(source):
 def test_a_parameter_named_as_a_list_and_never_rebound_is_no_tensor_at_its_calls(parameter, binding, expected):
     code = CORE.format(binding=binding).replace("images: Tensor", parameter)
     assert codes_at(code) == expected
+
+
+def _plan_text(code: str) -> str:
+    text = textwrap.dedent(code)
+    plan = candidates.plan(text, ast.parse(text), visitors(["ZL202", "ZL301"]), Settings())
+    assert plan is not None and plan.text is not None
+    return plan.text
+
+
+def test_the_candidate_stage_keeps_the_callers_whose_calls_the_facts_read():
+    code = SEQ2IMG.format(arg="hidden.shape") + "\ndef unrelated(x):\n    return x + 1\n"
+    text = _plan_text(code)
+    assert "return seq2img(img, 2, hidden.shape)" in text and "return x + 1" not in text
+    # a mention that is no call leaves the function without call-site facts: callers not needed
+    text = _plan_text(code + "\nHANDLERS = [seq2img]\n")
+    assert "return seq2img(img, 2, hidden.shape)" not in text
+
+
+def test_the_candidate_stage_skips_calls_of_another_class_s_own_method():
+    other = (
+        "\nclass Other(nn.Module):\n    def forward(self, labels):\n        return self.num_masks(labels)\n\n"
+        "    def num_masks(self, labels):\n        return 1\n"
+    )
+    text = _plan_text(LOSS.format(annotation="list[Tensor]") + other)
+    assert "num = self.num_masks(class_labels)" in text  # the call in its own class
+    assert "return self.num_masks(labels)" not in text  # Other.num_masks: another function

@@ -212,14 +212,19 @@ class CallSites:
         return frozenset(self._found.get(id(function), ()))
 
     def _round(self) -> bool:
-        grown = False
+        """One more call up every chain: each round reads only the previous round's facts, so
+        the facts after :data:`DEPTH` rounds read no caller more than that many calls up (the
+        candidate stage keeps exactly those)."""
+        grown: dict[int, set[str]] = {}
         for key, sites in self._sites.items():
-            found = self._found[key]
             for name in sites[0].passed:
-                if name not in found and all(self._no_tensor(s.passed[name], s.caller, set()) for s in sites):
-                    found.add(name)
-                    grown = True
-        return grown
+                if name in self._found[key]:
+                    continue
+                if all(self._no_tensor(s.passed[name], s.caller, set()) for s in sites):
+                    grown.setdefault(key, set()).add(name)
+        for key, names in grown.items():
+            self._found[key] |= names
+        return bool(grown)
 
     def _no_tensor(self, value: object, caller: cst.FunctionDef | None, seen: set[str]) -> bool:
         """Whether ``value``, passed from ``caller``, is certainly no tensor."""
