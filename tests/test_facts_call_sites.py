@@ -206,9 +206,11 @@ class Model(nn.Module):
         "out = []\n        for f in [self.model(pixels)]:\n            out.append((f, mask))\n        return out",
         "return [(self.model(pixels), mask)]",
         "return [(f, mask) for f in (self.model(pixels),)]",
+        "return EncoderOutput(features=[(self.model(pixels), mask)])",  # an instance of a class
+        "return outputs.EncoderOutput(features=[(self.model(pixels), mask)])",
     ],
 )
-def test_a_submodule_whose_forward_returns_a_list_gives_no_tensor(body):
+def test_a_submodule_whose_forward_returns_a_list_or_an_object_gives_no_tensor(body):
     assert codes_at(BACKBONE.format(body=body)) == []
 
 
@@ -217,6 +219,9 @@ def test_a_submodule_whose_forward_returns_a_list_gives_no_tensor(body):
     [
         "return self.model(pixels)",
         "out = []\n        out = torch.stack(out)\n        return out",  # rebound to a tensor
+        "return torch.Tensor(self.model(pixels))",  # torch's tensor types are no other class
+        "return nn.Identity()(self.model(pixels))",
+        "if mask is None:\n            return [(self.model(pixels), mask)]\n        return self.model(pixels)",
     ],
 )
 def test_a_submodule_whose_forward_may_return_a_tensor_gives_a_tensor(body):
@@ -283,3 +288,35 @@ def test_the_candidate_stage_skips_calls_of_another_class_s_own_method():
     text = _plan_text(LOSS.format(annotation="list[Tensor]") + other)
     assert "num = self.num_masks(class_labels)" in text  # the call in its own class
     assert "return self.num_masks(labels)" not in text  # Other.num_masks: another function
+
+
+OUTPUT = """\
+import torch
+from torch import nn
+
+class Encoder(nn.Module):
+    def forward(self, pixels, return_dict=True):
+        if not return_dict:
+            return tuple(v for v in [pixels * 2, None] if v is not None)
+        return {returned}
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+
+    def forward(self, pixels: torch.Tensor, encoder_outputs=None):
+        if encoder_outputs is None:
+            encoder_outputs = self.encoder(pixels)
+        elif len(encoder_outputs) > 2:
+            return encoder_outputs
+        hidden = encoder_outputs[0]
+        return [h.sum() for h in hidden]
+"""
+
+
+def test_a_submodule_whose_forward_returns_an_object_holds_tensors():
+    # len() of the output object is its field count; its [0] is the hidden states, a tensor
+    assert codes_at(OUTPUT.format(returned="BaseModelOutput(last_hidden_state=pixels * 2)")) == [(21, 34, "ZL202")]
+    # near miss: a forward that returns the tensor itself
+    assert codes_at(OUTPUT.format(returned="pixels * 2")) == [(18, 14, "ZL103"), (21, 34, "ZL202")]

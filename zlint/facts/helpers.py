@@ -63,6 +63,23 @@ def syntactic_size(value: cst.BaseExpression | None) -> bool:
     return False
 
 
+def _instantiates(value: cst.BaseExpression) -> bool:
+    """``BaseModelOutput(...)``, ``outputs.Result(...)``: a call of a class, by its capitalised name
+    (torch's tensor types and ``Parameter`` excepted)."""
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    root = func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    from_torch = isinstance(root, cst.Name) and root.value in {"torch", "nn"} and root is not func
+    return (
+        name[:1].isupper() and not name.isupper() and not from_torch
+        and "Tensor" not in name and "Parameter" not in name
+    )
+
+
 class FunctionIndex:
     """The module-level functions and the methods of each class of one module."""
 
@@ -90,14 +107,24 @@ class FunctionIndex:
                 found.setdefault(target, []).append(value)
         return found.get(name, [])
 
-    def returns_plain(self, function: cst.FunctionDef) -> bool:
-        """Every return of ``function`` gives a plain Python value: a literal, a comprehension, a
-        list build, or a name :meth:`plain_names` knows (``out = []`` ... ``return out``)."""
+    def container_returns(self, function: cst.FunctionDef) -> str | None:
+        """``"plain"`` when every return of ``function`` gives a plain Python value (a literal, a
+        comprehension, a list build, a name :meth:`plain_names` knows: ``out = []`` ... ``return
+        out``); ``"object"`` when some give an instance of a class instead (``return
+        BaseModelOutput(last_hidden_state=h)``, whose ``[0]`` is a tensor); else None."""
         values = self.returns(function)
         plain = self.plain_names(function)
-        return bool(values) and all(
-            v is not None and (v.value in plain if isinstance(v, cst.Name) else is_plain_value(v)) for v in values
-        )
+        kinds = set()
+        for value in values:
+            if value is None:
+                return None
+            if isinstance(value, cst.Name) and value.value in plain or is_plain_value(value):
+                kinds.add("plain")
+            elif _instantiates(value):
+                kinds.add("object")
+            else:
+                return None
+        return ("object" if "object" in kinds else "plain") if kinds else None
 
     def plain_names(self, function: cst.FunctionDef) -> frozenset[str]:
         """Names that ``function`` binds only to plain Python values (``lengths = [a + b for

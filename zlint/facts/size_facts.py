@@ -577,11 +577,12 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     if any(self._kind(a.value) is Kind.TENSOR for a in positional):
                         # `self.rotary(x)` with `return cos, sin`: a tuple of tensors, less the
                         # positions every return fills with a plain value; `return out` with
-                        # `out = []`: a list, no tensor
+                        # `out = []`: no tensor; `return BaseModelOutput(...)`: holds tensors
                         forward = self._forward(func.attr.value)
                         plain = self._index.tuple_returns(forward) if forward is not None else None
                         if plain is None:
-                            return None if forward is not None and self._index.returns_plain(forward) else TENSOR
+                            container = self._index.container_returns(forward) if forward is not None else None
+                            return TENSOR if container is None else TENSORS if container == "object" else None
                         return Fact(Kind.TENSORS, plain=plain) if plain else TENSORS
                 elif layer is not None:
                     return self._tensor_with_dims(
