@@ -320,3 +320,13 @@ def test_a_submodule_whose_forward_returns_an_object_holds_tensors():
     assert codes_at(OUTPUT.format(returned="BaseModelOutput(last_hidden_state=pixels * 2)")) == [(21, 34, "ZL202")]
     # near miss: a forward that returns the tensor itself
     assert codes_at(OUTPUT.format(returned="pixels * 2")) == [(18, 14, "ZL103"), (21, 34, "ZL202")]
+
+
+@pytest.mark.parametrize("arg", ["int(hidden.shape[0])", "len(img)", "hidden.shape[0] * 2"])
+def test_python_numbers_built_from_sizes_are_no_tensor(arg):
+    assert codes_at(SEQ2IMG.format(arg=arg)) == []
+
+
+@pytest.mark.parametrize("arg", ["abs(hidden)", "round(hidden)", "max(hidden, img)", "hidden * 2"])
+def test_builtins_and_arithmetic_that_keep_a_tensor_keep_the_tensor_branch(arg):
+    assert codes_at(SEQ2IMG.format(arg=arg)) == [(7, 16, "ZL301"), (7, 31, "ZL301")]

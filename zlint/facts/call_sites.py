@@ -34,11 +34,11 @@ DEPTH = 3
 #: attributes and methods whose value is a Python number, tuple or ``torch.Size``
 SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
 SIZE_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "item", "tolist", "stride"})
-#: builtins that return Python values
-PYTHON_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "tuple", "list", "range", "round", "abs"})
+#: builtins that return Python values (not ``abs``/``round``/``max``: of a tensor they give one)
+PYTHON_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "tuple", "list", "range"})
 #: the endings of a name that says it holds a Python list
 LIST_SUFFIXES = ("_list", "_lists")
-#: a call's argument passed with ``*``/``**``: no parameter can be read from it
+#: what a call passes where no value can be read: ``*args``/``**kwargs``, no argument and no default
 _UNKNOWN = object()
 
 Annotation = Callable[[cst.BaseExpression], bool]
