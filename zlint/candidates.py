@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from zlint.facts.call_sites import DEPTH as CALL_SITE_DEPTH
 from zlint.facts.evidence import (
     DIM_KEYWORDS,
     NOT_TENSOR_FIRST,
@@ -1034,8 +1035,13 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
     # summarised from their own facts), transitively
     todo: list[FunctionSummary] = [module, *(u.summary for u in candidates)]
     classes: set[int] = set()
+    mentions: dict[str, list[Unit]] = {}
+    callers: set[int] = set()
     while todo:
         summary = todo.pop()
+        unit = owner.get(id(summary))
+        if unit is not None:
+            callers.update(_callers(unit, units, module, mentions))
         for call in summary.calls():
             func = call.func
             found: list[Unit] = []
@@ -1061,7 +1067,76 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
                 kept.add(id(member))
                 for call in member.summary.calls():
                     kept.update(id(u) for u in methods.get((_callee(call), "forward"), ()))
-    return kept
+    return kept | callers
+
+
+def _callers(unit: Unit, units: list[Unit], module: FunctionSummary, mentions: dict[str, list[Unit]]) -> set[int]:
+    """The ids of the units whose code the call-site facts of ``unit``'s parameters read
+    (:mod:`zlint.facts.call_sites`): those that mention it, and theirs in turn, as many calls up
+    as those facts follow. Only their syntax is read: they need no context of their own."""
+    found: set[int] = set()
+    level = [unit]
+    for _ in range(CALL_SITE_DEPTH):
+        level = [u for current in level for u in _mentioning(current, units, module, mentions) if id(u) not in found]
+        found.update(id(u) for u in level)
+    return found
+
+
+def _mentioning(
+    unit: Unit, units: list[Unit], module: FunctionSummary, mentions: dict[str, list[Unit]]
+) -> list[Unit]:
+    """The units that spell ``unit``'s name, or an attribute a class binds the function to
+    (``self.core = f``); ``mentions`` is the word index, filled on first use. A mention that is
+    certainly no call (``HANDLERS = [f]``, ``other.m``) leaves the function without call-site
+    facts: only the unit holding it is kept then (none, at module level)."""
+    if len(unit.classes) > 1:
+        return []  # a method of a nested class: no call-site facts
+    if not mentions:
+        for other in units:
+            for word in other.summary.words:
+                mentions.setdefault(word, []).append(other)
+    name = unit.node.name
+    method = bool(unit.classes)
+    if _mentions_without_calling(module, name, method, False):
+        return []
+    found = list(mentions.get(name, ()))
+    for caller in found:
+        if _mentions_without_calling(caller.summary, name, method, method and _has_method(caller, name)):
+            return [caller]
+    if method:
+        # `self.m(...)` in another class with its own `m` calls that one
+        return [u for u in found if u.classes[:1] == unit.classes[:1] or not _has_method(u, name)]
+    if not unit.classes:
+        for caller in mentions.get(name, ()):
+            for node in caller.summary.of(ast.Assign):
+                if isinstance(node.value, ast.Name) and node.value.id == name:
+                    for target in node.targets:
+                        if _is_self_attribute(target):
+                            found.extend(mentions.get(target.attr, ()))
+    return found
+
+
+def _has_method(unit: Unit, name: str) -> bool:
+    """``unit`` is a method of a module-level class that defines a method ``name``."""
+    return len(unit.classes) == 1 and any(
+        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in unit.classes[0].body
+    )
+
+
+def _mentions_without_calling(summary: FunctionSummary, name: str, method: bool, own: bool) -> bool:
+    """Whether the code spells function ``name`` other than as the function of a call or the value
+    of an assignment (an alias the facts follow); for a method, other than as ``self.name(...)``
+    in a class that defines it (``own``)."""
+    if name not in summary.words:
+        return False
+    called = {id(call.func) for call in summary.of(ast.Call)}
+    if method:
+        return any(
+            n.attr == name and not (own and id(n) in called and _is_self_attribute(n))
+            for n in summary.of(ast.Attribute)
+        )
+    assigned = {id(a.value) for a in summary.of(ast.Assign)}
+    return any(n.id == name and id(n) not in called and id(n) not in assigned for n in summary.of(ast.Name))
 
 
 def _statement_start(statement: ast.stmt) -> int:

@@ -93,12 +93,15 @@ class Evidence:
     #: shape, ndim or dtype read (a tensor or an array): len() of it is a size
     shaped: set[tuple[str, int]] = field(default_factory=set)
     static_dims: dict[tuple[str, int], frozenset[int]] = field(default_factory=dict)
+    #: parameters that no call in the module fills with a tensor (:mod:`zlint.facts.call_sites`):
+    #: evidence against that also closes an ``isinstance(x, torch.Tensor)`` branch
+    from_callers: set[tuple[str, int]] = field(default_factory=set)
 
     def is_tensor(self, key: tuple[str, int]) -> bool:
-        return key in self.tensor and key not in self.against
+        return key in self.tensor and not self.not_tensor(key)
 
     def not_tensor(self, key: tuple[str, int]) -> bool:
-        return key in self.against
+        return key in self.against or key in self.from_callers
 
 
 class Bindings:

@@ -63,6 +63,23 @@ def syntactic_size(value: cst.BaseExpression | None) -> bool:
     return False
 
 
+def _instantiates(value: cst.BaseExpression) -> bool:
+    """``BaseModelOutput(...)``, ``outputs.Result(...)``: a call of a class, by its capitalised name
+    (torch's tensor types and ``Parameter`` excepted)."""
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    root = func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    from_torch = isinstance(root, cst.Name) and root.value in {"torch", "nn"} and root is not func
+    return (
+        name[:1].isupper() and not name.isupper() and not from_torch
+        and "Tensor" not in name and "Parameter" not in name
+    )
+
+
 class FunctionIndex:
     """The module-level functions and the methods of each class of one module."""
 
@@ -78,6 +95,36 @@ class FunctionIndex:
                 }
         self._returns: dict[int, list[cst.BaseExpression | None]] = {}
         self._plain: dict[int, frozenset[str]] = {}
+        self._bindings: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
+
+    def bindings(self, function: cst.FunctionDef, name: str) -> list[cst.BaseExpression | None]:
+        """The values ``function`` binds ``name`` to in its body (None for a binding whose value
+        is not one expression: a tuple target, a loop, ``+=``); parameters are not bindings."""
+        found = self._bindings.get(id(function))
+        if found is None:
+            found = self._bindings[id(function)] = {}
+            for target, value in _assignments(function):
+                found.setdefault(target, []).append(value)
+        return found.get(name, [])
+
+    def container_returns(self, function: cst.FunctionDef) -> str | None:
+        """``"plain"`` when every return of ``function`` gives a plain Python value (a literal, a
+        comprehension, a list build, a name :meth:`plain_names` knows: ``out = []`` ... ``return
+        out``); ``"object"`` when some give an instance of a class instead (``return
+        BaseModelOutput(last_hidden_state=h)``, whose ``[0]`` is a tensor); else None."""
+        values = self.returns(function)
+        plain = self.plain_names(function)
+        kinds = set()
+        for value in values:
+            if value is None:
+                return None
+            if isinstance(value, cst.Name) and value.value in plain or is_plain_value(value):
+                kinds.add("plain")
+            elif _instantiates(value):
+                kinds.add("object")
+            else:
+                return None
+        return ("object" if "object" in kinds else "plain") if kinds else None
 
     def plain_names(self, function: cst.FunctionDef) -> frozenset[str]:
         """Names that ``function`` binds only to plain Python values (``lengths = [a + b for

@@ -22,6 +22,7 @@ from dataclasses import replace
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
+from zlint.facts.call_sites import CallSites
 from zlint.facts.comparisons import ComparisonFacts, names_fixed_size
 from zlint.facts.evidence import (
     CHANNEL_OPS,
@@ -164,6 +165,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         #: per enclosing class: its name and what its self.<attr> hold
         self._classes: list[tuple[str, ClassFacts]] = []
         self._index: FunctionIndex | None = None
+        self._call_sites: CallSites | None = None
+        self._module: cst.Module | None = None
         #: per function (by id): the facts of its return values; summary once it is left
         self._returned: dict[int, list[Fact | None]] = {}
         self._summaries: dict[int, Fact | None] = {}
@@ -208,17 +211,12 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             return True
         return node.value is root and bool(self._classes) and attr in self._classes[-1][1].parameters
 
-    def _forward_returns_tuple(self, attr: str) -> frozenset[int] | None:
-        """``self.rotary(x)`` where the attribute's class is in this module and its ``forward``
-        returns only tuple literals (``return cos, sin``): the call gives a tuple of tensors, less
-        the positions every return fills with a plain Python value (returned; None: no tuple)."""
+    def _forward(self, attr: str) -> cst.FunctionDef | None:
+        """The ``forward`` of the class that ``self.<attr>`` instantiates, when it is in this module."""
         if not self._classes or self._index is None:
             return None
         name = self._classes[-1][1].classes.get(attr)
-        forward = self._index.methods.get(name, {}).get("forward") if name else None
-        if forward is None:
-            return None
-        return self._index.tuple_returns(forward)
+        return self._index.methods.get(name, {}).get("forward") if name else None
 
     def _is_module_call(self, node: cst.BaseExpression) -> bool:
         """``self.block(x)`` where ``self.block`` holds a module of a class zlint does not know."""
@@ -314,6 +312,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._index = FunctionIndex(node)
+        self._module = node
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._container_attrs.append(container_attributes(node, self.imports.qualify))
@@ -346,6 +345,9 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         evidence = self._enter(node)
         params = node.params
+        if self.imports.imports_torch:
+            # parameters that no call in the module fills with a tensor: no tensor here
+            evidence.from_callers.update((name, 0) for name in self._callers_pass_no_tensor(node))
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             name = param.name.value
             key = (name, 0)
@@ -364,6 +366,13 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self._env[star.name.value] = None
+
+    def _callers_pass_no_tensor(self, node: cst.FunctionDef) -> frozenset[str]:
+        if self._call_sites is None and self._index is not None and self._module is not None:
+            # once per file, at its first function (torch files only)
+            annotation = lambda a: not self.is_tensor_annotation(a) and not _is_any(a)  # noqa: E731
+            self._call_sites = CallSites(self._module, self._index, annotation)
+        return self._call_sites.not_tensors(node) if self._call_sites is not None else frozenset()
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._leave()
@@ -455,6 +464,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 narrowed, binding, tensor = entry
                 if narrowed == name and binding == key:  # not rebound inside the branch
                     fact = (fact if fact is not None and fact.kind is Kind.TENSOR else TENSOR) if tensor else None
+                    if key in evidence.from_callers:
+                        fact = None  # a tensor branch no caller reaches
                     break
         self._set(original_node, fact)
 
@@ -576,9 +587,14 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 layer = self._layer_of(func)
                 if layer == "module":
                     if any(self._kind(a.value) is Kind.TENSOR for a in positional):
-                        plain = self._forward_returns_tuple(func.attr.value)
+                        # `self.rotary(x)` with `return cos, sin`: a tuple of tensors, less the
+                        # positions every return fills with a plain value; `return out` with
+                        # `out = []`: no tensor; `return BaseModelOutput(...)`: holds tensors
+                        forward = self._forward(func.attr.value)
+                        plain = self._index.tuple_returns(forward) if forward is not None else None
                         if plain is None:
-                            return TENSOR
+                            container = self._index.container_returns(forward) if forward is not None else None
+                            return TENSOR if container is None else TENSORS if container == "object" else None
                         return Fact(Kind.TENSORS, plain=plain) if plain else TENSORS
                 elif layer is not None:
                     return self._tensor_with_dims(
