@@ -280,3 +280,24 @@ def test_runs_over_other_files_in_between_keep_the_index_warm(project, monkeypat
     (project / "clean.py").write_text("def f(x):\n    return x - 1\n", encoding="utf-8")  # an edit
     index.ProjectIndex.build([*tree, str(project / "extra.py")], store)
     assert calls == {"summarize": len(tree) + 2, "classify": 4}
+
+
+def test_a_tree_of_many_directories_reads_its_pyproject_once(tmp_path, monkeypatch):
+    import tomllib
+
+    from inprocess import zlint
+
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\nselect = ["ZL201"]\n')
+    for i in range(6):  # one package per directory, as in a model zoo
+        (tmp_path / f"m{i}").mkdir()
+        (tmp_path / f"m{i}" / "model.py").write_text("def f(x):\n    for i in range(x.shape[0]):\n        pass\n")
+    parsed = []
+    real = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda text: parsed.append(text) or real(text))
+    first = zlint("--no-cache", ".", cwd=tmp_path)
+    assert first.returncode == 1 and first.stdout.count("ZL201") == 6
+    assert len(parsed) == 1
+    # an edited config is read again (its text keys what was parsed)
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\nselect = ["ZL101"]\n')
+    second = zlint("--no-cache", ".", cwd=tmp_path)
+    assert second.returncode == 0 and len(parsed) == 2

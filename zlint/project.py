@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from zlint.atomic import atomic_write
-from zlint.facts.project_scope import FileScope, FileSummary, _Class, _Function, _Guard, classify, summarize
+from zlint.facts.file_summary import FileSummary, _Class, _Function, _Guard, summarize
+from zlint.facts.project_scope import FileScope, classify
 from zlint.source import MAX_FILE_BYTES, SourceError, decode_source, read_source
 from zlint.workers import MIN_FILES_PER_WORKER, default_jobs, worker_pool
 

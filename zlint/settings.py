@@ -208,14 +208,31 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
         raise ConfigError(path, f"[tool.zlint]: {exc}") from None
 
 
+#: pyproject.toml path -> (its text, its settings): each directory of a run looks its config up,
+#: and in a tree of one package per directory they all find the same file (reading it is cheap,
+#: parsing the TOML is not)
+_LOADED: dict[str, tuple[str, Settings | None]] = {}
+
+
 def load_pyproject(path: Path) -> Settings | None:
     """Settings from one pyproject.toml, or None when it has no ``[tool.zlint]`` table."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), f"invalid TOML: {exc}") from None
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), f"cannot read: {exc}") from None
+    known = _LOADED.get(str(path))
+    if known is not None and known[0] == text:
+        return known[1]
+    found = _settings_from_text(path, text)
+    _LOADED[str(path)] = (text, found)
+    return found
+
+
+def _settings_from_text(path: Path, text: str) -> Settings | None:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), f"invalid TOML: {exc}") from None
     table = data.get("tool", {}).get("zlint")
     if table is None:
         return None
