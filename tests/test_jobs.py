@@ -49,3 +49,25 @@ def test_worker_results_come_back_in_target_order(tree):
 
 def test_default_jobs_is_all_usable_cores():
     assert parallel.default_jobs() >= 1
+
+
+def test_the_collector_runs_less_often_while_linting_and_is_restored_after(tmp_path, monkeypatch):
+    import gc
+
+    from inprocess import zlint
+    from zlint import cli
+
+    (tmp_path / "m.py").write_text("def f(x):\n    for i in range(x.shape[0]):\n        pass\n")
+    seen = []
+    real = cli.lint_files
+
+    def lint_files(*args, **kwargs):
+        seen.append((gc.get_threshold(), gc.get_freeze_count()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "lint_files", lint_files)
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    assert zlint("--no-cache", "m.py", cwd=tmp_path).returncode == 1
+    (threshold, frozen_inside), = seen
+    assert threshold[0] > before[0] and frozen_inside > frozen  # fewer young scans, imports frozen
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (before, frozen)  # the host's own settings

@@ -26,6 +26,7 @@ from zlint.report.run import Run
 from zlint.report.writers import statistics
 from zlint.settings import ConfigError
 from zlint.source import full_path_default
+from zlint.workers import fewer_collections
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -240,8 +241,9 @@ def check(args: argparse.Namespace) -> int:
         return _error(f"{exc.path}: {exc}")
     if deferred is not None:
         cache = None if args.no_cache else Cache(args.cache_dir or default_cache_dir(), full_path_default())
-        project = ProjectIndex.build((path for path, _ in linted), cache.project_file if cache else None, args.jobs)
-        results = lint_files(linted, args.jobs, cache, project)
+        with fewer_collections():
+            project = ProjectIndex.build((path for path, _ in linted), cache.project_file if cache else None, args.jobs)
+            results = lint_files(linted, args.jobs, cache, project)
         for entry in deferred:
             if isinstance(entry, FileError):
                 errors.append(entry)
