@@ -43,7 +43,8 @@ LAYERS = {
     "zlint.positions": FACTS,
     "zlint.batched": FACTS,
     "zlint.libcst_compat": FACTS,
-    "zlint.candidates": FACTS,  # the per-function summaries the rules declare their candidates on
+    "zlint.candidates": FACTS,
+    "zlint.candidate_summary": FACTS,  # the per-function summaries the rules declare their candidates on
     "zlint.rules": RULES,
     "zlint.engine": ENGINE,
     "zlint.prepass": ENGINE,
