@@ -44,7 +44,8 @@ LAYERS = {
     "zlint.batched": FACTS,
     "zlint.libcst_compat": FACTS,
     "zlint.candidates": FACTS,
-    "zlint.candidate_summary": FACTS,  # the per-function summaries the rules declare their candidates on
+    "zlint.candidate_summary": FACTS,
+    "zlint.candidate_walk": FACTS,  # the per-function summaries the rules declare their candidates on
     "zlint.rules": RULES,
     "zlint.engine": ENGINE,
     "zlint.prepass": ENGINE,

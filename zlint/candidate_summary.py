@@ -12,11 +12,23 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from zlint.candidate_walk import (
+    assigned_targets,
+    call_arguments,
+    callee_name,
+    chain_head,
+    condition_atoms,
+    dotted_path,
+    group,
+    is_self_attribute,
+    own_returns,
+    static_shape,
+)
 from zlint.facts.evidence import (
     DIM_KEYWORDS,
     NOT_TENSOR_FIRST,
@@ -50,55 +62,9 @@ _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split"})
 #: Attributes, methods and builtins whose value is a size or a shape (the facts' sources).
 _SIZE_SOURCE_WORDS = frozenset({"shape", "size", "numel", "nelement", "len"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _WORD = re.compile(r"\w+")
 
 Predicate = Callable[["FunctionSummary", "Settings | None"], bool]
-
-
-def _targets(node: ast.AST) -> Iterator[str]:
-    """The names a binding target binds (``a``, ``a, (b, *c)``); attributes and subscripts bind none."""
-    if isinstance(node, ast.Name):
-        yield node.id
-    elif isinstance(node, (ast.Tuple, ast.List)):
-        for element in node.elts:
-            yield from _targets(element)
-    elif isinstance(node, ast.Starred):
-        yield from _targets(node.value)
-
-
-def callee_name(node: ast.Call) -> str:
-    """The last name of a call's callee: ``range`` for ``range(n)``, ``item`` for ``x.item()``."""
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-
-
-def _head(node: ast.AST) -> ast.AST:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def _atoms(test: ast.AST) -> Iterator[ast.AST]:
-    """The operands of ``and``/``or``/``not`` whose truth a condition tests."""
-    if isinstance(test, ast.BoolOp):
-        for value in test.values:
-            yield from _atoms(value)
-    elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        yield from _atoms(test.operand)
-    else:
-        yield test
 
 
 class ModuleIndex:
@@ -152,10 +118,10 @@ class ModuleIndex:
 
     def qualified(self, node: ast.AST) -> set[str]:
         """Every qualified name a Name/Attribute chain may stand for (imports in any order)."""
-        head = _head(node)
+        head = chain_head(node)
         if not (isinstance(head, ast.Name) and head.id in self.imported):
             return set()
-        dotted = _dotted(node) or ""
+        dotted = dotted_path(node) or ""
         _, _, rest = dotted.partition(".")
         return {f"{q}.{rest}" if rest else q for q in self.imported[head.id]}
 
@@ -265,11 +231,11 @@ class FunctionSummary:
         for node in self.of(ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
                             ast.comprehension):
             if isinstance(node, ast.Assign):
-                out.append(([n for t in node.targets for n in _targets(t)], node.value))
+                out.append(([n for t in node.targets for n in assigned_targets(t)], node.value))
             elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
-                out.append((list(_targets(node.target)), node.value))
+                out.append((list(assigned_targets(node.target)), node.value))
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-                out.append((list(_targets(node.target)), node.iter))
+                out.append((list(assigned_targets(node.target)), node.iter))
         return out
 
     @cached_property
@@ -314,7 +280,7 @@ class FunctionSummary:
             ):
                 seed.add(node.arg)
             elif isinstance(node, ast.AnnAssign) and _may_annotate_tensor(node.annotation, self.index):
-                seed.update(_targets(node.target))
+                seed.update(assigned_targets(node.target))
             elif not evidence:
                 continue
             elif isinstance(node, ast.Attribute) and node.attr in _EVIDENCE_ATTRIBUTES:
@@ -457,7 +423,7 @@ class FunctionSummary:
 
     def _requests_bool(self, node: ast.Call) -> bool:
         """``dtype=torch.bool``, ``.to(torch.bool)``, ``"bool"``."""
-        for arg in _arguments(node):
+        for arg in call_arguments(node):
             if isinstance(arg, ast.Constant) and arg.value == "bool":
                 return True
             if "torch.bool" in self.index.qualified(arg):
@@ -550,7 +516,7 @@ class FunctionSummary:
                 )
         if isinstance(func, ast.Name):
             if func.id == "len":  # of a tensor: a size; of a parameter's shape: a static size
-                return bool(args) and (self._tensor(args[0]) or _static_shape(args[0]) or (
+                return bool(args) and (self._tensor(args[0]) or static_shape(args[0]) or (
                     not (isinstance(args[0], ast.Attribute) and args[0].attr == "shape") and self._size(args[0])
                 ))
             if func.id in {"any", "all"}:
@@ -599,7 +565,7 @@ class FunctionSummary:
         """Whether a ``return`` of this function (nested scopes excepted) may give ``kind``."""
         test = self.may_be_tensor if kind == "tensor" else self.may_be_size
         self.size_names  # noqa: B018 - the names first (tensors too)
-        return any(test(value) for value in _own_returns(self.node))
+        return any(test(value) for value in own_returns(self.node))
 
     def calls(self, names: Iterable[str] | None = None) -> Iterator[ast.Call]:
         """The calls in the function (of a callee whose last name is in ``names``)."""
@@ -615,10 +581,10 @@ class FunctionSummary:
         out: list[ast.AST] = []
         for node in self.of(ast.If, ast.While, ast.IfExp, ast.Assert, ast.comprehension):
             if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-                out.extend(_atoms(node.test))
+                out.extend(condition_atoms(node.test))
             elif isinstance(node, ast.comprehension):
                 for test in node.ifs:
-                    out.extend(_atoms(test))
+                    out.extend(condition_atoms(test))
         return out
 
     @cached_property
@@ -631,14 +597,14 @@ class FunctionSummary:
     def sized_predicate_argument(self) -> bool:
         """A call argument may be a size comparison (``torch.where(n > 1, ...)``)."""
         self.predicate_names  # noqa: B018
-        return any(self._predicate(arg) for call in self.calls() for arg in _arguments(call))
+        return any(self._predicate(arg) for call in self.calls() for arg in call_arguments(call))
 
     def sized_argument(self, callees: Iterable[str], first: bool = False) -> bool:
         """A call of one of ``callees`` (last name) takes an argument (``first``: as its first
         positional argument) that may be a size."""
         self.size_names  # noqa: B018
         for call in self.calls(callees):
-            args = call.args[:1] if first else _arguments(call)
+            args = call.args[:1] if first else call_arguments(call)
             if any(self._size(arg) for arg in args):
                 return True
         return False
@@ -719,7 +685,7 @@ class FunctionSummary:
     def tensor_argument(self, callees: Iterable[str]) -> bool:
         """A call of one of ``callees`` (last name) takes an argument that may be a tensor."""
         self.tensor_names  # noqa: B018
-        return any(self._tensor(arg) for call in self.calls(callees) for arg in _arguments(call))
+        return any(self._tensor(arg) for call in self.calls(callees) for arg in call_arguments(call))
 
     def tensor_receiver(self, methods: Iterable[str]) -> bool:
         """``t.tolist()``: a call of one of ``methods`` on a receiver that may be a tensor."""
@@ -776,69 +742,6 @@ class FunctionSummary:
         return frozenset(found)
 
 
-def _own_returns(node: ast.AST) -> Iterator[ast.AST]:
-    """The values of the ``return`` statements of a function, nested scopes excepted."""
-    todo = list(getattr(node, "body", ()))
-    while todo:
-        current = todo.pop()
-        if isinstance(current, ast.Return):
-            if current.value is not None:
-                yield current.value
-        elif not isinstance(current, _SCOPES):
-            todo.extend(c for c in ast.iter_child_nodes(current) if isinstance(c, (ast.stmt, ast.excepthandler,
-                                                                                   ast.match_case)))
-
-
-def is_self_attribute(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
-
-
-#: Fields no summary descends into: contexts and operators (read from their parent node).
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_ignores"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def group(node: ast.AST, stop: Collection[int] = (), into: dict[int, dict[type, list[Any]]] | None = None
-          ) -> dict[type, list[Any]]:
-    """The nodes under ``node`` (itself included) by type, in one walk faster than ``ast.walk``.
-    A node whose id is in ``stop`` is grouped on its own, into ``into[id(node)]``."""
-    groups: dict[type, list[Any]] = {}
-    stack = [node]
-    pop, push = stack.pop, stack.append
-    while stack:
-        current = pop()
-        kind = type(current)
-        found = groups.get(kind)
-        if found is None:
-            groups[kind] = [current]
-        else:
-            found.append(current)
-        fields = _FIELDS.get(kind)
-        if fields is None:
-            fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
-        for name in fields:
-            value = getattr(current, name, None)
-            if value is None:
-                continue
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        if id(item) in stop and into is not None:
-                            into[id(item)] = group(item)
-                        else:
-                            push(item)
-            elif isinstance(value, ast.AST):
-                push(value)
-    return groups
-
-
-def _static_shape(node: ast.AST) -> bool:
-    """``self.weight.shape``: the shape of a module's own attribute, maybe a parameter's."""
-    return isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(_head(node.value), ast.Name) and (
-        _head(node.value).id == "self"  # type: ignore[attr-defined]
-    )
-
-
 def _evidence_name(node: ast.AST, imported: dict[str, set[str]]) -> list[str]:
     """``node`` as a name that evidence can make a tensor (not ``self``, not a module)."""
     if isinstance(node, ast.Name) and node.id not in {"self", "cls"} and node.id not in imported:
@@ -855,7 +758,7 @@ def _may_annotate_tensor(annotation: ast.AST, index: ModuleIndex) -> bool:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             spelled.add(node.value)
         elif isinstance(node, (ast.Name, ast.Attribute)):
-            spelled.add(_dotted(node) or "")
+            spelled.add(dotted_path(node) or "")
             spelled.update(index.qualified(node))
         if any("Tensor" in name or "Parameter" in name for name in spelled):
             return True
@@ -894,9 +797,3 @@ def at_compile_sites(summary: FunctionSummary, settings: Settings | None = None)
 def size_condition(summary: FunctionSummary, settings: Settings | None = None) -> bool:
     """A condition, or a bool passed to a call, that may test a size (the ZL1 rules)."""
     return summary.sized_test or summary.sized_predicate_argument
-
-
-def _arguments(call: ast.Call) -> Iterator[ast.AST]:
-    yield from call.args
-    for keyword in call.keywords:
-        yield keyword.value

@@ -39,12 +39,10 @@ from zlint.candidate_summary import (
     Predicate,
     Unit,
     at_compile_sites,
-    callee_name,
-    group,
-    is_self_attribute,
     size_condition,
     spells,
 )
+from zlint.candidate_walk import callee_name, group, is_self_attribute
 from zlint.facts.call_sites import DEPTH as CALL_SITE_DEPTH
 from zlint.source import ODD_SEPARATORS
 
