@@ -28,6 +28,7 @@ import libcst as cst
 from zlint.batched import visit
 from zlint.facts.evidence import is_plain_value
 from zlint.facts.helpers import FunctionIndex
+from zlint.facts.modules import self_attribute
 
 #: how many calls up a chain of parameters passed on (``f(xs)`` in ``g(xs)``) is followed
 DEPTH = 3
@@ -135,7 +136,7 @@ class _Collect(cst.CSTVisitor):
         if cls is None or not isinstance(value, cst.Name) or value.value not in self.index.functions:
             return
         for target in node.targets:
-            attr = _self_attribute(target.target)
+            attr = self_attribute(target.target)
             if attr is not None and (cls, attr) not in self.aliases and attr not in self.method_names:
                 self.aliases[(cls, attr)] = value.value
                 self.allowed.update({id(value), id(target.target)})
@@ -148,7 +149,7 @@ class _Collect(cst.CSTVisitor):
         bound = False
         if isinstance(func, cst.Name):
             target = self.index.functions.get(func.value)
-        attr = _self_attribute(func)
+        attr = self_attribute(func)
         if attr is not None and cls is not None:
             target = self.index.methods.get(cls, {}).get(attr)
             bound = target is not None
@@ -172,12 +173,6 @@ class _Collect(cst.CSTVisitor):
         for (_, aliased), function in self.aliases.items():
             if aliased == attr:
                 self.escaped_names.add(function)
-
-
-def _self_attribute(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 class CallSites:

@@ -73,7 +73,8 @@ def _instantiates_module(func: cst.BaseExpression, qualified: str | None) -> boo
     return not (qualified or "").startswith("torch.nn.")  # torch.nn ones are classified exactly
 
 
-def _self_attribute(node: cst.BaseExpression) -> str | None:
+def self_attribute(node: cst.BaseExpression) -> str | None:
+    """``x`` for ``self.x``, else None."""
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
     return None
@@ -117,7 +118,7 @@ def _read(
     else:
         return
     for target, value in pairs:
-        attr = _self_attribute(target)
+        attr = self_attribute(target)
         if attr is None or not isinstance(value, cst.Call):
             continue
         qual = qualify(value.func)
