@@ -284,3 +284,26 @@ def test_real_files_of_this_repository(path):
     for settings in (ALL, SIZE_RULES):
         fast, full = _both_ways(source, settings, path)
         assert _as_tuples(fast) == _as_tuples(full)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("y = x.shape[0]  # size", {"shape", "size"}),
+        ("reshapes = shapes + shape_ + _shape", set()),  # longer words only
+        ("s = 'numel' + f'{n.item()}'", {"numel", "item"}),  # strings count too
+        ("größe = 1; shape·x", {"shape"}),  # non-ASCII word characters bound words as in `re`
+        ("size1 = 2; x.size()", {"size"}),
+    ],
+)
+def test_words_in_matches_whole_words_anywhere(text, found):
+    words = frozenset({"shape", "size", "numel", "item"})
+    assert prepass.words_in(text, words) == found
+    # the word-run split gives what the alternation with word boundaries gives
+    assert set(prepass._words_pattern(words).findall(text)) == found
+
+
+def test_words_in_with_a_word_that_is_not_a_word_run():
+    words = frozenset({"optimize(", "size"})
+    assert prepass.words_in("torch.optimize(x); size", words) == {"optimize(", "size"}
+    assert prepass.words_in("optimize (x)", words) == set()

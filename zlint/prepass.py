@@ -35,10 +35,22 @@ def _words_pattern(words: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{alternatives})\b")
 
 
+_WORD = re.compile(r"\w+")
+
+
+@lru_cache(maxsize=64)
+def _plain_words(words: frozenset[str]) -> bool:
+    return all(_WORD.fullmatch(w) for w in words)
+
+
 def words_in(text: str, words: frozenset[str]) -> set[str]:
     """The words of ``words`` that occur in ``text`` (anywhere: code, strings, comments)."""
     if not words:
         return set()
+    if _plain_words(words):
+        # a word bounded by ``\b`` on both sides is exactly one maximal run of word characters:
+        # collecting the runs once is twice as fast as searching for the alternatives
+        return set(_WORD.findall(text)).intersection(words)
     return set(_words_pattern(words).findall(text))
 
 
