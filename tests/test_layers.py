@@ -36,6 +36,7 @@ LAYERS = {
     "zlint.settings": CORE,
     "zlint.noqa": CORE,
     "zlint.source": CORE,
+    "zlint.ast_nodes": CORE,  # a faster ast.walk for the ast passes
     "zlint.atomic": CORE,
     "zlint.torch_versions": CORE,
     "zlint.docs": CORE,
