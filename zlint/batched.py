@@ -209,36 +209,69 @@ class _Batch(cst.CSTVisitor):
         hooked = {*self._visit, *self._leave, *self._visit_attr, *self._leave_attr}
         # skip trivia unless a visitor hooks one of their types
         self._cache = _IS_NODE if hooked & _trivia_names() else _IS_WALKED
+        self._plans: dict[type, tuple] = {}  # per node type: see _plan
 
     def walk(self, node: cst.CSTNode) -> None:
         """Visit ``node`` and its subtree like ``node.visit(self)``, without rebuilding nodes."""
-        order = _field_order(node)
-        if order is _DELEGATE:
+        plan = self._plans.get(type(node))
+        if plan is None:
+            plan = self._plans[type(node)] = self._plan(node)
+        if plan is _DELEGATE:
             node.visit(self)
             return
+        visits, leaves, fields, attribute_hooks = plan
+        for method in visits:
+            if method(node) is False and self._obey:
+                fields = attribute_hooks = ()
+        walk = self.walk
+        if attribute_hooks:
+            for attribute, before, after in attribute_hooks:
+                for method in before:
+                    method(node)
+                for child in _children(node, attribute, self._cache):
+                    walk(child)
+                for method in after:
+                    method(node)
+        else:
+            cache = self._cache
+            for attribute in fields:
+                value = getattr(node, attribute)
+                kind = type(value)
+                if kind is tuple or kind is list:
+                    for item in value:
+                        entered = cache.get(type(item))
+                        if entered is None:
+                            entered = cache[type(item)] = _enters(type(item), cache)
+                        if entered:
+                            walk(item)
+                else:
+                    entered = cache.get(kind)
+                    if entered is None:
+                        entered = cache[kind] = _enters(kind, cache)
+                    if entered:
+                        walk(value)
+        for method in leaves:
+            method(node)
+
+    def _plan(self, node: cst.CSTNode) -> tuple:
+        """What the walk does at a node of this type, found once per type: its ``visit_*`` and
+        ``leave_*`` methods, the fields it enters, and each field's attribute hooks (when the
+        type has any, every field is entered, as LibCST does)."""
+        order = _field_order(node)
+        if order is _DELEGATE:
+            return _DELEGATE
         name = type(node).__name__
-        methods = self._visit.get(name)
-        if methods:
-            for method in methods:
-                if method(node) is False and self._obey:
-                    order = ()
-        visit_attr = self._visit_attr.get(name)
-        leave_attr = self._leave_attr.get(name)
-        if order and self._cache is _IS_WALKED and not (visit_attr or leave_attr):
+        visit_attr = self._visit_attr.get(name, {})
+        leave_attr = self._leave_attr.get(name, {})
+        hooks: tuple = ()
+        if visit_attr or leave_attr:
+            hooks = tuple(
+                (attribute, tuple(visit_attr.get(attribute, ())), tuple(leave_attr.get(attribute, ())))
+                for attribute in order
+            )
+        elif self._cache is _IS_WALKED:
             order = _walked_fields(type(node), order)
-        for attribute in order:
-            if visit_attr:
-                for method in visit_attr.get(attribute, ()):
-                    method(node)
-            for child in _children(node, attribute, self._cache):
-                self.walk(child)
-            if leave_attr:
-                for method in leave_attr.get(attribute, ()):
-                    method(node)
-        methods = self._leave.get(name)
-        if methods:
-            for method in methods:
-                method(node)
+        return tuple(self._visit.get(name, ())), tuple(self._leave.get(name, ())), order, hooks
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = True
