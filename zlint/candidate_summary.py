@@ -62,6 +62,8 @@ _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split"})
 #: Attributes, methods and builtins whose value is a size or a shape (the facts' sources).
 _SIZE_SOURCE_WORDS = frozenset({"shape", "size", "numel", "nelement", "len"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+#: Values the container facts (:func:`zlint.facts.values.container_attributes`) read as containers.
+_CONTAINER_LITERALS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 _WORD = re.compile(r"\w+")
 
 Predicate = Callable[["FunctionSummary", "Settings | None"], bool]
@@ -195,13 +197,28 @@ class FunctionSummary:
         return frozenset(names)
 
     @cached_property
-    def writes_self(self) -> bool:
-        """Assigns ``self.<attr>`` or registers a buffer/parameter: what a class's facts read."""
+    def self_reads(self) -> frozenset[str]:
+        """The ``<attr>`` of every ``self.<attr>`` it spells: the only attributes whose class
+        facts (:mod:`zlint.facts.modules`, containers) its facts can read."""
+        return frozenset(node.attr for node in self.of(ast.Attribute) if is_self_attribute(node))
+
+    def self_writes(self, names: Iterable[str]) -> list[ast.AST]:
+        """The values it assigns to ``self.<attr>`` for an ``attr`` in ``names`` where a class's
+        facts read them (a call: a layer, a parameter, a submodule, a container constructor; a
+        container literal), and the calls registering a buffer/parameter of such a name."""
+        wanted = frozenset(names)
+        found: list[ast.AST] = []
         for node in self.of(ast.Assign, ast.AnnAssign):
+            if not isinstance(node.value, (ast.Call, *_CONTAINER_LITERALS)):
+                continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(is_self_attribute(t) for t in targets):
-                return True
-        return any(True for _ in self.calls(("register_buffer", "register_parameter")))
+            if any(is_self_attribute(t) and t.attr in wanted for t in targets):
+                found.append(node.value)
+        for call in self.calls(("register_buffer", "register_parameter")):
+            name = call.args[0] if call.args else None
+            if not isinstance(name, ast.Constant) or name.value in wanted:
+                found.append(call)
+        return found
 
     # -- words --------------------------------------------------------------------------------
     @cached_property

@@ -42,6 +42,7 @@ from zlint.candidate_summary import (
     size_condition,
     spells,
 )
+from zlint import candidate_call_sites as call_sites
 from zlint.candidate_walk import callee_name, group, is_self_attribute
 from zlint.facts.call_sites import DEPTH as CALL_SITE_DEPTH
 from zlint.source import ODD_SEPARATORS
@@ -161,14 +162,15 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
     # what is read with its facts: the helpers a kept function calls (their return values are
     # summarised from their own facts), transitively
     todo: list[FunctionSummary] = [module, *(u.summary for u in candidates)]
-    classes: set[int] = set()
+    read: list[Unit] = []  # the kept units whose facts are read
     mentions: dict[str, list[Unit]] = {}
     callers: set[int] = set()
     while todo:
         summary = todo.pop()
         unit = owner.get(id(summary))
         if unit is not None:
-            callers.update(_callers(unit, units, module, mentions))
+            read.append(unit)
+            callers.update(_call_site_context(unit, units, module, mentions))
         for call in summary.calls():
             func = call.func
             found: list[Unit] = []
@@ -183,18 +185,38 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
                 if id(unit) not in kept and (unit.summary.returns_may("size") or unit.summary.returns_may("tensor")):
                     kept.add(id(unit))
                     todo.append(unit.summary)
-        unit = owner.get(id(summary))
-        if unit is None or not unit.classes or id(unit.classes[-1]) in classes:
-            continue
-        # what is read syntactically: the self.<attr> assignments of the class around a kept
-        # function, and the forward() of the same-module classes they instantiate
-        classes.add(id(unit.classes[-1]))
-        for member in members.get(id(unit.classes[-1]), ()):
-            if member.summary.writes_self:
+    # what is read syntactically: the assignments of the self.<attr> that a kept function of the
+    # class reads (layers, parameters, containers), and the forward() of the same-module classes
+    # those instantiate
+    attributes: dict[int, set[str]] = {}  # id(class) -> the self.<attr> its kept functions read
+    for unit in read:
+        if unit.classes:
+            attributes.setdefault(id(unit.classes[-1]), set()).update(unit.summary.self_reads)
+    for key, names in attributes.items():
+        for member in members.get(key, ()):
+            values = member.summary.self_writes(names)
+            if values:
                 kept.add(id(member))
-                for call in member.summary.calls():
-                    kept.update(id(u) for u in methods.get((callee_name(call), "forward"), ()))
+                for value in values:
+                    if isinstance(value, ast.Call):
+                        kept.update(id(u) for u in methods.get((callee_name(value), "forward"), ()))
     return kept | callers
+
+
+def _call_site_context(
+    unit: Unit, units: list[Unit], module: FunctionSummary, mentions: dict[str, list[Unit]]
+) -> set[int]:
+    """The ids of the units the call-site facts of ``unit``'s parameters read: none when it has
+    no such facts or none of its parameters may be a tensor (the facts only ever say that a
+    parameter is no tensor); the calls that certainly pass each such parameter something else,
+    when there are (those keep the facts from saying it); else all its callers."""
+    if not call_sites.indexed(unit, module.node):
+        return set()
+    parameters = call_sites.tensor_parameters(unit)
+    if not parameters:
+        return set()
+    found = call_sites.witnesses(unit, parameters, units, module)
+    return found if found is not None else _callers(unit, units, module, mentions)
 
 
 def _callers(unit: Unit, units: list[Unit], module: FunctionSummary, mentions: dict[str, list[Unit]]) -> set[int]:
