@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from zlint import candidate_call_sites as call_sites
 from zlint.candidate_summary import (
     FUNCTIONS,
     FunctionSummary,
@@ -42,7 +43,6 @@ from zlint.candidate_summary import (
     size_condition,
     spells,
 )
-from zlint import candidate_call_sites as call_sites
 from zlint.candidate_walk import callee_name, group, is_self_attribute
 from zlint.facts.call_sites import DEPTH as CALL_SITE_DEPTH
 from zlint.source import ODD_SEPARATORS
