@@ -62,6 +62,8 @@ _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split"})
 #: Attributes, methods and builtins whose value is a size or a shape (the facts' sources).
 _SIZE_SOURCE_WORDS = frozenset({"shape", "size", "numel", "nelement", "len"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+#: Calls whose arguments the branch rules skip (:data:`zlint.rules.branching.SYMBOLIC_CHECKS`).
+_SYMBOLIC_CHECKS = ("torch._check", "torch._assert", "torch.cond", "torch.sym_", "torch._dynamo")
 #: Values the container facts (:func:`zlint.facts.values.container_attributes`) read as containers.
 _CONTAINER_LITERALS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 _WORD = re.compile(r"\w+")
@@ -593,28 +595,90 @@ class FunctionSummary:
 
     # -- where the rules look -----------------------------------------------------------------
     @cached_property
+    def _conditions(self) -> tuple[list[ast.AST], list[ast.AST]]:
+        """The atoms of the conditions that branch (``if``/``while``/ternaries/comprehension
+        filters), and of the validations (``assert``, an ``if`` whose body only raises)."""
+        branches: list[ast.AST] = []
+        validations: list[ast.AST] = []
+        for node in self.of(ast.If, ast.While, ast.IfExp, ast.Assert, ast.comprehension):
+            if isinstance(node, ast.comprehension):
+                for test in node.ifs:
+                    branches.extend(condition_atoms(test))
+            elif isinstance(node, ast.Assert) or isinstance(node, ast.If) and all(
+                isinstance(s, ast.Raise) for s in node.body
+            ):
+                validations.extend(condition_atoms(node.test))
+            else:
+                branches.extend(condition_atoms(node.test))
+        return branches, validations
+
+    @cached_property
     def tests(self) -> list[ast.AST]:
         """The atoms of the conditions of ``if``/``while``/ternaries/comprehension filters/``assert``."""
-        out: list[ast.AST] = []
-        for node in self.of(ast.If, ast.While, ast.IfExp, ast.Assert, ast.comprehension):
-            if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-                out.extend(condition_atoms(node.test))
-            elif isinstance(node, ast.comprehension):
-                for test in node.ifs:
-                    out.extend(condition_atoms(test))
-        return out
+        branches, validations = self._conditions
+        return branches + validations
 
     @cached_property
     def sized_test(self) -> bool:
-        """A condition may test a size (ZL101-ZL104)."""
+        """A condition may test a size."""
         self.size_names  # noqa: B018
         return any(self._size(atom) for atom in self.tests)
 
     @cached_property
+    def sized_branch_test(self) -> bool:
+        """A condition that branches (no validation) may test a size (ZL103)."""
+        self.size_names  # noqa: B018
+        return any(self._size(atom) for atom in self._conditions[0])
+
+    @cached_property
+    def sized_truth_test(self) -> bool:
+        """A condition's atom may be a size tested for truth, not compared (``if n:``; ZL102)."""
+        self.size_names  # noqa: B018
+        return any(not isinstance(atom, ast.Compare) and self._size(atom) for atom in self.tests)
+
+    @cached_property
+    def sized_zero_test(self) -> bool:
+        """A condition's atom may compare a size with a literal 0 or 1, once (``n > 0``; ZL104)."""
+        self.size_names  # noqa: B018
+        return any(
+            isinstance(atom, ast.Compare) and len(atom.ops) == 1
+            and any(_number(o) in (0, 1) for o in (atom.left, *atom.comparators)) and self._size(atom)
+            for atom in self.tests
+        )
+
+    @cached_property
+    def zero_one_comparison(self) -> bool:
+        """A comparison in the function may be of a size with 0 or 1 (ZL101 reports at such a
+        comparison, which sits where it is written: a literal 0, 1 or 2, or a size shifted by
+        arithmetic), or the function reads a module-level size comparison."""
+        self.size_names  # noqa: B018
+        for node in self.of(ast.Compare):
+            if _may_compare_with_zero_one(node) and self._size(node):
+                return True
+        module = self.module
+        return module is not None and not (self.words - self._bound).isdisjoint(module.predicate_names)
+
+    @cached_property
     def sized_predicate_argument(self) -> bool:
-        """A call argument may be a size comparison (``torch.where(n > 1, ...)``)."""
+        """A call argument may be a size comparison (``torch.where(n > 1, ...)``), other than of
+        a validation (``torch._check(n > 1)``, ``check_shape(...)``)."""
         self.predicate_names  # noqa: B018
-        return any(self._predicate(arg) for call in self.calls() for arg in call_arguments(call))
+        return any(
+            self._predicate(arg) for call in self.calls() if not self._validates(call)
+            for arg in call_arguments(call)
+        )
+
+    def _validates(self, call: ast.Call) -> bool:
+        """``torch._check(...)``, ``_assert(...)``, ``self.assertEqual(...)``: the calls whose
+        arguments the branch rules skip (:mod:`zlint.rules.branching`)."""
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name.lstrip("_").lower().startswith(("assert", "check")) or {"check", "assert"} & set(
+            name.lower().split("_")
+        ):
+            return True
+        qualified = self.index.qualified(func)
+        return bool(qualified) and all(q.startswith(_SYMBOLIC_CHECKS) for q in qualified)
 
     def sized_argument(self, callees: Iterable[str], first: bool = False) -> bool:
         """A call of one of ``callees`` (last name) takes an argument (``first``: as its first
@@ -669,6 +733,30 @@ class FunctionSummary:
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self._size(node.right):
                 return True
         return self.sized_argument(("str", "repr", "format"))
+
+    def sized_format_outside(self, quiet: Callable[[ast.AST], bool]) -> bool:
+        """:attr:`sized_format` at a place no node on the way down is ``quiet`` about (a
+        ``raise``, a log call, a message): a string the rule reports (ZL206)."""
+        if not self.sized_format:
+            return False
+        todo: list[ast.AST] = [self.node]
+        while todo:
+            node = todo.pop()
+            if quiet(node):
+                continue
+            if isinstance(node, ast.FormattedValue) and self._size(node.value):
+                return True
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_string(node.left) and (
+                self._size(node.right)
+            ):
+                return True
+            if isinstance(node, ast.Call) and (
+                isinstance(node.func, ast.Name) and node.func.id in {"str", "repr"}
+                or isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _is_string(node.func.value)
+            ) and any(self._size(a) for a in call_arguments(node)):
+                return True
+            todo.extend(ast.iter_child_nodes(node))
+        return False
 
     def tested_call(self, methods: frozenset[str]) -> bool:
         """A condition's atom (or an operand of one, or an item of one) is a call of one of
@@ -759,6 +847,39 @@ class FunctionSummary:
         return frozenset(found)
 
 
+def _number(node: ast.AST) -> int | float | None:
+    """The value of an int or float literal, signed (as :func:`zlint.facts.literals.number_literal`)."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return sign * node.value
+    return None
+
+
+def _may_compare_with_zero_one(node: ast.Compare) -> bool:
+    """Whether the facts may find a size compared with 0 or 1 here (:mod:`zlint.facts.comparisons`):
+    a literal 0, 1 or 2 (``n >= 2``), an arithmetic side (``n - 3 > 0``, ``n // 2 > 0``), or
+    ``in`` a literal tuple holding 0 or 1."""
+    operands = [node.left, *node.comparators]
+    for i, op in enumerate(node.ops):
+        left, right = operands[i], operands[i + 1]
+        if isinstance(op, (ast.In, ast.NotIn)):
+            if isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(_number(e) in (0, 1) for e in right.elts):
+                return True
+        elif isinstance(op, _ELEMENTWISE):
+            for mine, other in ((left, right), (right, left)):
+                value = _number(other)
+                if value is not None and (value in (0, 1, 2) or isinstance(mine, ast.BinOp)):
+                    return True
+    return False
+
+
+def _is_string(node: ast.AST) -> bool:
+    return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
 def _evidence_name(node: ast.AST, imported: dict[str, set[str]]) -> list[str]:
     """``node`` as a name that evidence can make a tensor (not ``self``, not a module)."""
     if isinstance(node, ast.Name) and node.id not in {"self", "cls"} and node.id not in imported:
@@ -814,3 +935,23 @@ def at_compile_sites(summary: FunctionSummary, settings: Settings | None = None)
 def size_condition(summary: FunctionSummary, settings: Settings | None = None) -> bool:
     """A condition, or a bool passed to a call, that may test a size (the ZL1 rules)."""
     return summary.sized_test or summary.sized_predicate_argument
+
+
+def size_compared_with_zero_or_one(summary: FunctionSummary, settings: Settings | None = None) -> bool:
+    """ZL101: a size condition, and a comparison that may be of a size with 0 or 1."""
+    return size_condition(summary, settings) and summary.zero_one_comparison
+
+
+def size_tested_for_truth(summary: FunctionSummary, settings: Settings | None = None) -> bool:
+    """ZL102: a condition's atom that may be a size itself."""
+    return summary.sized_truth_test
+
+
+def size_branch(summary: FunctionSummary, settings: Settings | None = None) -> bool:
+    """ZL103: a branch (no validation), or a bool passed to a call, that may test a size."""
+    return summary.sized_branch_test or summary.sized_predicate_argument
+
+
+def size_zero_test(summary: FunctionSummary, settings: Settings | None = None) -> bool:
+    """ZL104: a condition's atom that may be a size, or a size compared once with 0 or 1."""
+    return summary.sized_truth_test or summary.sized_zero_test
