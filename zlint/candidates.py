@@ -11,9 +11,10 @@ whole file, which is always exact.
 
 :func:`plan` then keeps the module-level code, the candidate functions and what their facts read
 in other functions: the helpers they call whose return value may be a size or a tensor
-(transitively: a helper's return value is summarised from its own facts), the methods that
-assign ``self.<attr>`` in their classes (layers, parameters, containers), and the ``forward`` of
-the same-module classes those instantiate. Every other definition is replaced by ``...`` and
+(transitively: a helper's return value is summarised from its own facts), the methods of their
+classes that assign a ``self.<attr>`` they read (layers, parameters, containers), the ``forward``
+of the same-module classes those instantiate, and the callers whose calls the call-site facts of
+their parameters read (:mod:`zlint.candidate_call_sites`). Every other definition is replaced by ``...`` and
 blank lines (a body with top-level imports keeps them and its ``def`` line: the import map is the
 file's), so every kept line and column stays where it was. LibCST parses the reduced text;
 findings in kept functions that are no candidates are left out, which is exact because the
