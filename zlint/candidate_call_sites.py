@@ -178,8 +178,8 @@ def witnesses(
     unit: Unit, parameters: frozenset[str], units: list[Unit], module: FunctionSummary
 ) -> set[int] | None:
     """The ids of units holding, for each of ``parameters``, a call of ``unit`` that passes it a
-    value the facts certainly find no *no-tensor* value; none when the module calls ``unit``
-    nowhere (then it has no call-site facts); None when a parameter has no such call.
+    value the facts certainly find no *no-tensor* value; none when no code spells its name
+    (then it has no call-site facts); None when a parameter has no such call.
     Module-level calls count and are always parsed; a method's calls there, and calls in callers
     that define a class (whose ``self`` may be another class's), are not read."""
     name = unit.node.name
@@ -216,7 +216,10 @@ def witnesses(
                     found.add(id(caller))
             if not left:
                 return found
-    return set() if not sites and not unsure else None
+    # no call the facts read: none at all when no code spells the name (an alias such as
+    # ``self.core = f`` is called under another name)
+    spelled = any(name in summary.words for _, summary in sources)
+    return set() if not sites and not unsure and not spelled else None
 
 
 def _calls(call: ast.Call, method: bool) -> bool:
