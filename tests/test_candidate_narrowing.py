@@ -194,3 +194,28 @@ def test_a_function_without_tensor_parameters_needs_no_callers():
     plan = candidates.plan(text, ast.parse(text), visitors(["ZL101"]), ALL)
     assert plan is not None and plan.candidates == 1 and "rows(x.shape[0])" not in plan.text
     assert _same_on_both_paths(code, ("ZL101",)) == [(6, "ZL101")]
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "expected"),
+    [
+        ("return torch.nonzero(x)", "ZL304", True),
+        ("return x.argwhere()", "ZL304", True),
+        ("return torch.where(x > 0)", "ZL304", True),
+        ("return torch.where(x > 0, x, 0)", "ZL304", False),  # elementwise: a static size
+        ("return x.repeat_interleave(x.sum(0))", "ZL307", True),
+        ("return torch.repeat_interleave(x, x.long())", "ZL307", True),
+        ("return x.repeat_interleave(k, dim=1)", "ZL307", False),  # an int repeat count
+        ("return torch.repeat_interleave(x, x.long(), output_size=k)", "ZL307", False),
+        ("if x.any():\n        return x", "ZL303", True),
+        ("if x.any():\n        raise ValueError", "ZL303", True),
+        ("assert x.any()", "ZL303", False),  # an assert on a tensor traces
+        ("for row in x:\n        pass", "ZL202", True),
+        ("return list(map(abs, x))", "ZL202", True),
+        ("return list(map(x, [1, 2]))", "ZL202", False),  # map's first argument is the function
+        ("return x.sorted(x)", "ZL202", False),  # a method, not the builtin
+    ],
+)
+def test_calls_and_conditions_the_rules_check(body, code, expected):
+    (rule,) = visitors([code])
+    assert rule.candidate(_summary(body), None) is expected

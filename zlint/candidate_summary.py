@@ -62,6 +62,8 @@ _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split"})
 #: Attributes, methods and builtins whose value is a size or a shape (the facts' sources).
 _SIZE_SOURCE_WORDS = frozenset({"shape", "size", "numel", "nelement", "len"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+#: Builtins that iterate their arguments (:data:`zlint.rules.zl202_tensor_iteration.ITERATING_BUILTINS`).
+_ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"})
 #: Calls whose arguments the branch rules skip (:data:`zlint.rules.branching.SYMBOLIC_CHECKS`).
 _SYMBOLIC_CHECKS = ("torch._check", "torch._assert", "torch.cond", "torch.sym_", "torch._dynamo")
 #: Values the container facts (:func:`zlint.facts.values.container_attributes`) read as containers.
@@ -595,28 +597,29 @@ class FunctionSummary:
 
     # -- where the rules look -----------------------------------------------------------------
     @cached_property
-    def _conditions(self) -> tuple[list[ast.AST], list[ast.AST]]:
+    def _conditions(self) -> tuple[list[ast.AST], list[ast.AST], list[ast.AST]]:
         """The atoms of the conditions that branch (``if``/``while``/ternaries/comprehension
-        filters), and of the validations (``assert``, an ``if`` whose body only raises)."""
+        filters), of the ``if`` validations (whose body only raises) and of the ``assert``s."""
         branches: list[ast.AST] = []
-        validations: list[ast.AST] = []
+        raising: list[ast.AST] = []
+        asserts: list[ast.AST] = []
         for node in self.of(ast.If, ast.While, ast.IfExp, ast.Assert, ast.comprehension):
             if isinstance(node, ast.comprehension):
                 for test in node.ifs:
                     branches.extend(condition_atoms(test))
-            elif isinstance(node, ast.Assert) or isinstance(node, ast.If) and all(
-                isinstance(s, ast.Raise) for s in node.body
-            ):
-                validations.extend(condition_atoms(node.test))
+            elif isinstance(node, ast.Assert):
+                asserts.extend(condition_atoms(node.test))
+            elif isinstance(node, ast.If) and all(isinstance(s, ast.Raise) for s in node.body):
+                raising.extend(condition_atoms(node.test))
             else:
                 branches.extend(condition_atoms(node.test))
-        return branches, validations
+        return branches, raising, asserts
 
     @cached_property
     def tests(self) -> list[ast.AST]:
         """The atoms of the conditions of ``if``/``while``/ternaries/comprehension filters/``assert``."""
-        branches, validations = self._conditions
-        return branches + validations
+        branches, raising, asserts = self._conditions
+        return branches + raising + asserts
 
     @cached_property
     def sized_test(self) -> bool:
@@ -774,18 +777,39 @@ class FunctionSummary:
 
     @cached_property
     def tensor_test(self) -> bool:
-        """A condition's atom may be a tensor (ZL303)."""
+        """A condition's atom other than an ``assert``'s may be a tensor (ZL303)."""
         self.tensor_names  # noqa: B018
-        return any(self._tensor(atom) for atom in self.tests)
+        branches, raising, _ = self._conditions
+        return any(self._tensor(atom) for atom in branches + raising)
 
     @cached_property
     def tensor_iteration(self) -> bool:
-        """A loop, comprehension or iterating builtin may run over a tensor (ZL202)."""
+        """A loop or comprehension may run over a tensor, or an iterating builtin called by name
+        may take one as a positional argument (its first but for ``map``) (ZL202)."""
         self.tensor_names  # noqa: B018
         for node in self.of(ast.For, ast.AsyncFor, ast.comprehension):
             if self._tensor(node.iter):
                 return True
-        return self.tensor_argument(("enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"))
+        for call in self.calls(_ITERATING_BUILTINS):
+            if isinstance(call.func, ast.Name) and call.func.id in _ITERATING_BUILTINS:
+                args = [a for a in call.args if not isinstance(a, ast.Starred)]
+                if any(self._tensor(a) for a in (args[1:] if call.func.id == "map" else args)):
+                    return True
+        return False
+
+    def data_dependent_call(self, names: frozenset[str], keep: Callable[[ast.Call], bool] | None = None) -> bool:
+        """A call of one of ``names`` as a method or as a ``torch.<name>`` function (through
+        aliases), that ``keep`` (if given) accepts: the calls a
+        :class:`zlint.rules.data_dependent.CallRule` checks."""
+        index = self.index
+        for call in self.of(ast.Call):
+            func = call.func
+            spelled = {q[6:] for q in index.qualified(func) if q.startswith("torch.") and q.count(".") == 1}
+            if isinstance(func, ast.Attribute):
+                spelled.add(func.attr)
+            if not spelled.isdisjoint(names) and (keep is None or keep(call)):
+                return True
+        return False
 
     def tensor_argument(self, callees: Iterable[str]) -> bool:
         """A call of one of ``callees`` (last name) takes an argument that may be a tensor."""
