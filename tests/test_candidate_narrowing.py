@@ -77,8 +77,11 @@ def test_a_module_level_size_comparison_keeps_its_readers():
     _same_on_both_paths(code, ("ZL101",))
 
 
-def test_the_symbolic_checks_are_the_branch_rules():
+def test_the_copied_constants_are_the_rules():
+    from zlint.rules.zl202_tensor_iteration import ITERATING_BUILTINS
+
     assert candidate_summary._SYMBOLIC_CHECKS == branching.SYMBOLIC_CHECKS
+    assert candidate_summary._ITERATING_BUILTINS == ITERATING_BUILTINS
 
 
 @pytest.mark.parametrize(
