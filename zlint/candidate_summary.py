@@ -62,6 +62,12 @@ _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split"})
 #: Attributes, methods and builtins whose value is a size or a shape (the facts' sources).
 _SIZE_SOURCE_WORDS = frozenset({"shape", "size", "numel", "nelement", "len"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+#: Builtins that iterate their arguments (:data:`zlint.rules.zl202_tensor_iteration.ITERATING_BUILTINS`).
+_ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"})
+#: Calls whose arguments the branch rules skip (:data:`zlint.rules.branching.SYMBOLIC_CHECKS`).
+_SYMBOLIC_CHECKS = ("torch._check", "torch._assert", "torch.cond", "torch.sym_", "torch._dynamo")
+#: Values the container facts (:func:`zlint.facts.values.container_attributes`) read as containers.
+_CONTAINER_LITERALS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 _WORD = re.compile(r"\w+")
 
 Predicate = Callable[["FunctionSummary", "Settings | None"], bool]
@@ -195,13 +201,28 @@ class FunctionSummary:
         return frozenset(names)
 
     @cached_property
-    def writes_self(self) -> bool:
-        """Assigns ``self.<attr>`` or registers a buffer/parameter: what a class's facts read."""
+    def self_reads(self) -> frozenset[str]:
+        """The ``<attr>`` of every ``self.<attr>`` it spells: the only attributes whose class
+        facts (:mod:`zlint.facts.modules`, containers) its facts can read."""
+        return frozenset(node.attr for node in self.of(ast.Attribute) if is_self_attribute(node))
+
+    def self_writes(self, names: Iterable[str]) -> list[ast.AST]:
+        """The values it assigns to ``self.<attr>`` for an ``attr`` in ``names`` where a class's
+        facts read them (a call: a layer, a parameter, a submodule, a container constructor; a
+        container literal), and the calls registering a buffer/parameter of such a name."""
+        wanted = frozenset(names)
+        found: list[ast.AST] = []
         for node in self.of(ast.Assign, ast.AnnAssign):
+            if not isinstance(node.value, (ast.Call, *_CONTAINER_LITERALS)):
+                continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(is_self_attribute(t) for t in targets):
-                return True
-        return any(True for _ in self.calls(("register_buffer", "register_parameter")))
+            if any(is_self_attribute(t) and t.attr in wanted for t in targets):
+                found.append(node.value)
+        for call in self.calls(("register_buffer", "register_parameter")):
+            name = call.args[0] if call.args else None
+            if not isinstance(name, ast.Constant) or name.value in wanted:
+                found.append(call)
+        return found
 
     # -- words --------------------------------------------------------------------------------
     @cached_property
@@ -576,28 +597,91 @@ class FunctionSummary:
 
     # -- where the rules look -----------------------------------------------------------------
     @cached_property
+    def _conditions(self) -> tuple[list[ast.AST], list[ast.AST], list[ast.AST]]:
+        """The atoms of the conditions that branch (``if``/``while``/ternaries/comprehension
+        filters), of the ``if`` validations (whose body only raises) and of the ``assert``s."""
+        branches: list[ast.AST] = []
+        raising: list[ast.AST] = []
+        asserts: list[ast.AST] = []
+        for node in self.of(ast.If, ast.While, ast.IfExp, ast.Assert, ast.comprehension):
+            if isinstance(node, ast.comprehension):
+                for test in node.ifs:
+                    branches.extend(condition_atoms(test))
+            elif isinstance(node, ast.Assert):
+                asserts.extend(condition_atoms(node.test))
+            elif isinstance(node, ast.If) and all(isinstance(s, ast.Raise) for s in node.body):
+                raising.extend(condition_atoms(node.test))
+            else:
+                branches.extend(condition_atoms(node.test))
+        return branches, raising, asserts
+
+    @cached_property
     def tests(self) -> list[ast.AST]:
         """The atoms of the conditions of ``if``/``while``/ternaries/comprehension filters/``assert``."""
-        out: list[ast.AST] = []
-        for node in self.of(ast.If, ast.While, ast.IfExp, ast.Assert, ast.comprehension):
-            if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-                out.extend(condition_atoms(node.test))
-            elif isinstance(node, ast.comprehension):
-                for test in node.ifs:
-                    out.extend(condition_atoms(test))
-        return out
+        branches, raising, asserts = self._conditions
+        return branches + raising + asserts
 
     @cached_property
     def sized_test(self) -> bool:
-        """A condition may test a size (ZL101-ZL104)."""
+        """A condition may test a size."""
         self.size_names  # noqa: B018
         return any(self._size(atom) for atom in self.tests)
 
     @cached_property
+    def sized_branch_test(self) -> bool:
+        """A condition that branches (no validation) may test a size (ZL103)."""
+        self.size_names  # noqa: B018
+        return any(self._size(atom) for atom in self._conditions[0])
+
+    @cached_property
+    def sized_truth_test(self) -> bool:
+        """A condition's atom may be a size tested for truth, not compared (``if n:``; ZL102)."""
+        self.size_names  # noqa: B018
+        return any(not isinstance(atom, ast.Compare) and self._size(atom) for atom in self.tests)
+
+    @cached_property
+    def sized_zero_test(self) -> bool:
+        """A condition's atom may compare a size with a literal 0 or 1, once (``n > 0``; ZL104)."""
+        self.size_names  # noqa: B018
+        return any(
+            isinstance(atom, ast.Compare) and len(atom.ops) == 1
+            and any(_number(o) in (0, 1) for o in (atom.left, *atom.comparators)) and self._size(atom)
+            for atom in self.tests
+        )
+
+    @cached_property
+    def zero_one_comparison(self) -> bool:
+        """A comparison in the function may be of a size with 0 or 1 (ZL101 reports at such a
+        comparison, which sits where it is written: a literal 0, 1 or 2, or a size shifted by
+        arithmetic), or the function reads a module-level size comparison."""
+        self.size_names  # noqa: B018
+        for node in self.of(ast.Compare):
+            if _may_compare_with_zero_one(node) and self._size(node):
+                return True
+        module = self.module
+        return module is not None and not (self.words - self._bound).isdisjoint(module.predicate_names)
+
+    @cached_property
     def sized_predicate_argument(self) -> bool:
-        """A call argument may be a size comparison (``torch.where(n > 1, ...)``)."""
+        """A call argument may be a size comparison (``torch.where(n > 1, ...)``), other than of
+        a validation (``torch._check(n > 1)``, ``check_shape(...)``)."""
         self.predicate_names  # noqa: B018
-        return any(self._predicate(arg) for call in self.calls() for arg in call_arguments(call))
+        return any(
+            self._predicate(arg) for call in self.calls() if not self._validates(call)
+            for arg in call_arguments(call)
+        )
+
+    def _validates(self, call: ast.Call) -> bool:
+        """``torch._check(...)``, ``_assert(...)``, ``self.assertEqual(...)``: the calls whose
+        arguments the branch rules skip (:mod:`zlint.rules.branching`)."""
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name.lstrip("_").lower().startswith(("assert", "check")) or {"check", "assert"} & set(
+            name.lower().split("_")
+        ):
+            return True
+        qualified = self.index.qualified(func)
+        return bool(qualified) and all(q.startswith(_SYMBOLIC_CHECKS) for q in qualified)
 
     def sized_argument(self, callees: Iterable[str], first: bool = False) -> bool:
         """A call of one of ``callees`` (last name) takes an argument (``first``: as its first
@@ -653,6 +737,30 @@ class FunctionSummary:
                 return True
         return self.sized_argument(("str", "repr", "format"))
 
+    def sized_format_outside(self, quiet: Callable[[ast.AST], bool]) -> bool:
+        """:attr:`sized_format` at a place no node on the way down is ``quiet`` about (a
+        ``raise``, a log call, a message): a string the rule reports (ZL206)."""
+        if not self.sized_format:
+            return False
+        todo: list[ast.AST] = [self.node]
+        while todo:
+            node = todo.pop()
+            if quiet(node):
+                continue
+            if isinstance(node, ast.FormattedValue) and self._size(node.value):
+                return True
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_string(node.left) and (
+                self._size(node.right)
+            ):
+                return True
+            if isinstance(node, ast.Call) and (
+                isinstance(node.func, ast.Name) and node.func.id in {"str", "repr"}
+                or isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _is_string(node.func.value)
+            ) and any(self._size(a) for a in call_arguments(node)):
+                return True
+            todo.extend(ast.iter_child_nodes(node))
+        return False
+
     def tested_call(self, methods: frozenset[str]) -> bool:
         """A condition's atom (or an operand of one, or an item of one) is a call of one of
         ``methods``: ``if x.is_contiguous():``, ``if x.stride()[0] == 1:``."""
@@ -669,18 +777,39 @@ class FunctionSummary:
 
     @cached_property
     def tensor_test(self) -> bool:
-        """A condition's atom may be a tensor (ZL303)."""
+        """A condition's atom other than an ``assert``'s may be a tensor (ZL303)."""
         self.tensor_names  # noqa: B018
-        return any(self._tensor(atom) for atom in self.tests)
+        branches, raising, _ = self._conditions
+        return any(self._tensor(atom) for atom in branches + raising)
 
     @cached_property
     def tensor_iteration(self) -> bool:
-        """A loop, comprehension or iterating builtin may run over a tensor (ZL202)."""
+        """A loop or comprehension may run over a tensor, or an iterating builtin called by name
+        may take one as a positional argument (its first but for ``map``) (ZL202)."""
         self.tensor_names  # noqa: B018
         for node in self.of(ast.For, ast.AsyncFor, ast.comprehension):
             if self._tensor(node.iter):
                 return True
-        return self.tensor_argument(("enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"))
+        for call in self.calls(_ITERATING_BUILTINS):
+            if isinstance(call.func, ast.Name) and call.func.id in _ITERATING_BUILTINS:
+                args = [a for a in call.args if not isinstance(a, ast.Starred)]
+                if any(self._tensor(a) for a in (args[1:] if call.func.id == "map" else args)):
+                    return True
+        return False
+
+    def data_dependent_call(self, names: frozenset[str], keep: Callable[[ast.Call], bool] | None = None) -> bool:
+        """A call of one of ``names`` as a method or as a ``torch.<name>`` function (through
+        aliases), that ``keep`` (if given) accepts: the calls a
+        :class:`zlint.rules.data_dependent.CallRule` checks."""
+        index = self.index
+        for call in self.of(ast.Call):
+            func = call.func
+            spelled = {q[6:] for q in index.qualified(func) if q.startswith("torch.") and q.count(".") == 1}
+            if isinstance(func, ast.Attribute):
+                spelled.add(func.attr)
+            if not spelled.isdisjoint(names) and (keep is None or keep(call)):
+                return True
+        return False
 
     def tensor_argument(self, callees: Iterable[str]) -> bool:
         """A call of one of ``callees`` (last name) takes an argument that may be a tensor."""
@@ -742,6 +871,39 @@ class FunctionSummary:
         return frozenset(found)
 
 
+def _number(node: ast.AST) -> int | float | None:
+    """The value of an int or float literal, signed (as :func:`zlint.facts.literals.number_literal`)."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return sign * node.value
+    return None
+
+
+def _may_compare_with_zero_one(node: ast.Compare) -> bool:
+    """Whether the facts may find a size compared with 0 or 1 here (:mod:`zlint.facts.comparisons`):
+    a literal 0, 1 or 2 (``n >= 2``), an arithmetic side (``n - 3 > 0``, ``n // 2 > 0``), or
+    ``in`` a literal tuple holding 0 or 1."""
+    operands = [node.left, *node.comparators]
+    for i, op in enumerate(node.ops):
+        left, right = operands[i], operands[i + 1]
+        if isinstance(op, (ast.In, ast.NotIn)):
+            if isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(_number(e) in (0, 1) for e in right.elts):
+                return True
+        elif isinstance(op, _ELEMENTWISE):
+            for mine, other in ((left, right), (right, left)):
+                value = _number(other)
+                if value is not None and (value in (0, 1, 2) or isinstance(mine, ast.BinOp)):
+                    return True
+    return False
+
+
+def _is_string(node: ast.AST) -> bool:
+    return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
 def _evidence_name(node: ast.AST, imported: dict[str, set[str]]) -> list[str]:
     """``node`` as a name that evidence can make a tensor (not ``self``, not a module)."""
     if isinstance(node, ast.Name) and node.id not in {"self", "cls"} and node.id not in imported:
@@ -797,3 +959,23 @@ def at_compile_sites(summary: FunctionSummary, settings: Settings | None = None)
 def size_condition(summary: FunctionSummary, settings: Settings | None = None) -> bool:
     """A condition, or a bool passed to a call, that may test a size (the ZL1 rules)."""
     return summary.sized_test or summary.sized_predicate_argument
+
+
+def size_compared_with_zero_or_one(summary: FunctionSummary, settings: Settings | None = None) -> bool:
+    """ZL101: a size condition, and a comparison that may be of a size with 0 or 1."""
+    return size_condition(summary, settings) and summary.zero_one_comparison
+
+
+def size_tested_for_truth(summary: FunctionSummary, settings: Settings | None = None) -> bool:
+    """ZL102: a condition's atom that may be a size itself."""
+    return summary.sized_truth_test
+
+
+def size_branch(summary: FunctionSummary, settings: Settings | None = None) -> bool:
+    """ZL103: a branch (no validation), or a bool passed to a call, that may test a size."""
+    return summary.sized_branch_test or summary.sized_predicate_argument
+
+
+def size_zero_test(summary: FunctionSummary, settings: Settings | None = None) -> bool:
+    """ZL104: a condition's atom that may be a size, or a size compared once with 0 or 1."""
+    return summary.sized_truth_test or summary.sized_zero_test

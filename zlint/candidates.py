@@ -11,9 +11,10 @@ whole file, which is always exact.
 
 :func:`plan` then keeps the module-level code, the candidate functions and what their facts read
 in other functions: the helpers they call whose return value may be a size or a tensor
-(transitively: a helper's return value is summarised from its own facts), the methods that
-assign ``self.<attr>`` in their classes (layers, parameters, containers), and the ``forward`` of
-the same-module classes those instantiate. Every other definition is replaced by ``...`` and
+(transitively: a helper's return value is summarised from its own facts), the methods of their
+classes that assign a ``self.<attr>`` they read (layers, parameters, containers), the ``forward``
+of the same-module classes those instantiate, and the callers whose calls the call-site facts of
+their parameters read (:mod:`zlint.candidate_call_sites`). Every other definition is replaced by ``...`` and
 blank lines (a body with top-level imports keeps them and its ``def`` line: the import map is the
 file's), so every kept line and column stays where it was. LibCST parses the reduced text;
 findings in kept functions that are no candidates are left out, which is exact because the
@@ -32,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from zlint import candidate_call_sites as call_sites
 from zlint.candidate_summary import (
     FUNCTIONS,
     FunctionSummary,
@@ -161,14 +163,15 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
     # what is read with its facts: the helpers a kept function calls (their return values are
     # summarised from their own facts), transitively
     todo: list[FunctionSummary] = [module, *(u.summary for u in candidates)]
-    classes: set[int] = set()
+    read: list[Unit] = []  # the kept units whose facts are read
     mentions: dict[str, list[Unit]] = {}
     callers: set[int] = set()
     while todo:
         summary = todo.pop()
         unit = owner.get(id(summary))
         if unit is not None:
-            callers.update(_callers(unit, units, module, mentions))
+            read.append(unit)
+            callers.update(_call_site_context(unit, units, module, mentions))
         for call in summary.calls():
             func = call.func
             found: list[Unit] = []
@@ -183,18 +186,38 @@ def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary)
                 if id(unit) not in kept and (unit.summary.returns_may("size") or unit.summary.returns_may("tensor")):
                     kept.add(id(unit))
                     todo.append(unit.summary)
-        unit = owner.get(id(summary))
-        if unit is None or not unit.classes or id(unit.classes[-1]) in classes:
-            continue
-        # what is read syntactically: the self.<attr> assignments of the class around a kept
-        # function, and the forward() of the same-module classes they instantiate
-        classes.add(id(unit.classes[-1]))
-        for member in members.get(id(unit.classes[-1]), ()):
-            if member.summary.writes_self:
+    # what is read syntactically: the assignments of the self.<attr> that a kept function of the
+    # class reads (layers, parameters, containers), and the forward() of the same-module classes
+    # those instantiate
+    attributes: dict[int, set[str]] = {}  # id(class) -> the self.<attr> its kept functions read
+    for unit in read:
+        if unit.classes:
+            attributes.setdefault(id(unit.classes[-1]), set()).update(unit.summary.self_reads)
+    for key, names in attributes.items():
+        for member in members.get(key, ()):
+            values = member.summary.self_writes(names)
+            if values:
                 kept.add(id(member))
-                for call in member.summary.calls():
-                    kept.update(id(u) for u in methods.get((callee_name(call), "forward"), ()))
+                for value in values:
+                    if isinstance(value, ast.Call):
+                        kept.update(id(u) for u in methods.get((callee_name(value), "forward"), ()))
     return kept | callers
+
+
+def _call_site_context(
+    unit: Unit, units: list[Unit], module: FunctionSummary, mentions: dict[str, list[Unit]]
+) -> set[int]:
+    """The ids of the units the call-site facts of ``unit``'s parameters read: none when it has
+    no such facts or none of its parameters may be a tensor (the facts only ever say that a
+    parameter is no tensor); the calls that certainly pass each such parameter something else,
+    when there are (those keep the facts from saying it); else all its callers."""
+    if not call_sites.indexed(unit, module.node):
+        return set()
+    parameters = call_sites.tensor_parameters(unit)
+    if not parameters:
+        return set()
+    found = call_sites.witnesses(unit, parameters, units, module)
+    return found if found is not None else _callers(unit, units, module, mentions)
 
 
 def _callers(unit: Unit, units: list[Unit], module: FunctionSummary, mentions: dict[str, list[Unit]]) -> set[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates import size_condition
+from zlint.candidate_summary import size_compared_with_zero_or_one
 from zlint.facts.lattice import Versus
 from zlint.facts.size_facts import SIZE_WORDS, Fact
 from zlint.rules.branching import BranchRule, Where, comparisons_of
@@ -14,7 +14,7 @@ from zlint.rules.calls import snippet
 class SizeComparedWithZeroOrOne(BranchRule):
     code = "ZL101"
     trigger_words = SIZE_WORDS
-    candidate = staticmethod(size_condition)
+    candidate = staticmethod(size_compared_with_zero_or_one)
     name = "size-compared-with-zero-or-one"
     summary = "A tensor size compared with 0 or 1 decides control flow"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates import size_condition
+from zlint.candidate_summary import size_tested_for_truth
 from zlint.facts.size_facts import SIZE_WORDS, Fact, Kind
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import snippet
@@ -13,7 +13,7 @@ from zlint.rules.calls import snippet
 class SizeTruthiness(BranchRule):
     code = "ZL102"
     trigger_words = SIZE_WORDS
-    candidate = staticmethod(size_condition)
+    candidate = staticmethod(size_tested_for_truth)
     name = "size-truthiness"
     summary = "The truth value of a tensor size (`if x.numel():`) decides control flow"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates import size_condition
+from zlint.candidate_summary import size_branch
 from zlint.facts.lattice import Versus
 from zlint.facts.size_facts import SIZE_WORDS, Fact
 from zlint.rules.branching import BranchRule, Where, comparisons_of
@@ -14,7 +14,7 @@ from zlint.rules.calls import snippet
 class SizeComparedWithConstant(BranchRule):
     code = "ZL103"
     trigger_words = SIZE_WORDS
-    candidate = staticmethod(size_condition)
+    candidate = staticmethod(size_branch)
     name = "size-compared-with-constant"
     summary = "A tensor size compared with a constant (`seq_len > 512`) or another size decides control flow"
 

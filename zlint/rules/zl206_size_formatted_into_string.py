@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from zlint.facts.size_facts import SIZE_WORDS
@@ -24,10 +26,27 @@ MESSAGE_NAMES = ("msg", "message", "warn", "error", "err_", "hint")
 DESCRIBING_METHODS = frozenset({"__repr__", "__str__", "extra_repr", "__format__"})
 
 
+def _quiet(node: ast.AST) -> bool:
+    """The ``ast`` nodes below which the rule reports nothing (for its candidate test)."""
+    if isinstance(node, (ast.Raise, ast.Assert)):
+        return True
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name in DESCRIBING_METHODS
+    if isinstance(node, ast.Call):
+        func = node.func
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return last in MESSAGE_CALLS or last.endswith(MESSAGE_SUFFIXES) or "assert" in last or "check" in last
+    if isinstance(node, ast.Assign):
+        return any(
+            isinstance(t, ast.Name) and any(w in t.id.lower() for w in MESSAGE_NAMES) for t in node.targets
+        )
+    return False
+
+
 class SizeFormattedIntoString(Rule):
     code = "ZL206"
     trigger_words = SIZE_WORDS
-    candidate = staticmethod(lambda s, _: s.sized_format)
+    candidate = staticmethod(lambda s, _: s.sized_format_outside(_quiet))
     name = "size-formatted-into-string"
     summary = "A tensor size formatted into a string (f-string, `str()`, `%`, `.format()`)"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates import spells
+from zlint.candidate_walk import callee_name
 from zlint.rules.calls import keyword, positional, snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
@@ -12,7 +12,10 @@ from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 class Nonzero(CallRule):
     code = "ZL304"
     trigger_words = frozenset({"nonzero", "argwhere", "where"})
-    candidate = staticmethod(spells(trigger_words))
+    # torch.where(cond, a, b) is elementwise: only a call of one argument can report
+    candidate = staticmethod(lambda s, _: s.data_dependent_call(
+        Nonzero.FUNCTIONS, lambda call: callee_name(call) != "where" or len(call.args) + len(call.keywords) == 1
+    ))
     name = "nonzero"
     summary = "`nonzero()`, `torch.argwhere` or one-argument `torch.where(cond)`: the output size depends on the data"
 
