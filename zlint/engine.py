@@ -1,7 +1,9 @@
 """The one linting engine: source text in, diagnostics out. Front ends are thin adapters.
 
 Per file: decode, check syntax, parse once with LibCST, compute the shared size facts once, and
-run every enabled rule in one batched traversal; then apply ``# noqa``.
+run every enabled rule in one batched traversal; then apply ``# noqa`` (:func:`lint_parsed`, from
+a text and ``ast`` parsed once for every pass over the file) and place the findings in the file's
+compiled scope (:func:`lint_source`; a run over many files places them with its project index).
 
 The fast path (:mod:`zlint.prepass`) first decides from the ``ast`` and the text which enabled
 rules can report anything, and runs only those (parsing nothing when none can); then the
