@@ -171,3 +171,13 @@ def test_a_warm_flake8_check_places_from_the_note_without_walking_the_tree(tmp_p
     monkeypatch.setattr(project_scope, "scope_for_file", walk)
     monkeypatch.setattr(engine, "lint_parsed", walk)
     assert check() == cold
+
+
+def test_workers_fork_after_the_rules_are_loaded_once(tree, monkeypatch):
+    loaded = []
+    monkeypatch.setattr(engine, "preload", lambda codes: loaded.append(codes))
+    targets = [(p, Settings()) for p in tree]
+    parallel.lint_files(targets, jobs=1)
+    assert loaded == []  # no worker: the engine loads what the first file needs
+    parallel.lint_files(targets, jobs=2)
+    assert loaded == [Settings().enabled_codes("m0.py")]

@@ -134,12 +134,15 @@ def lint_files(
 def _run_all(tasks: list[_Task], jobs: int | None) -> list[tuple[int, FileSummary | None, FileResult | None]]:
     """Every task's outcome, across worker processes when there are enough tasks to pay for
     starting them (in any order: the caller files each by its index)."""
-    if any(task.settings is not None for task in tasks):  # LibCST and the rules load only to lint
-        import zlint.engine  # noqa: F401 - imported once here, so forked workers inherit it
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     workers = min(jobs, len(tasks) // MIN_FILES_PER_WORKER)
     if workers <= 1:
         return [_run_task(task) for task in tasks]
+    codes = [task.settings.enabled_codes(task.path) for task in tasks if task.settings is not None]
+    if codes:  # LibCST and the rules load only to lint; here once, so forked workers share them
+        from zlint.engine import preload
+
+        preload(frozenset().union(*codes))
     # biggest files first, so no worker is left with a large file at the end
     order = sorted(tasks, key=lambda t: len(t.data), reverse=True)
     with worker_pool(workers) as pool:
