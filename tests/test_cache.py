@@ -50,6 +50,7 @@ def test_second_run_is_served_from_the_cache(files, tmp_path, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("linted although cached")
 
+    monkeypatch.setattr(parallel, "lint_parsed", fail)
     monkeypatch.setattr(parallel, "lint_source", fail)
     warm = Cache(cache_dir)
     second = parallel.lint_files(_targets(files), jobs=1, cache=warm)

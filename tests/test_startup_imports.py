@@ -235,7 +235,9 @@ def test_a_warm_flake8_run_walks_no_tree_and_loads_no_rule(project):
         "libcst", "zlint.engine", "zlint.rules", "zlint.facts"
     }
     warm = flake8("pool.py")
-    assert warm == {"out": cold["out"], "loaded": []}
+    # placing the cached findings needs the scope's class (zlint.facts.project_scope, ``ast``
+    # facts only), read from a note: no LibCST, engine or rule (and no tree walked: test_flake8_plugin)
+    assert warm == {"out": cold["out"], "loaded": ["zlint.facts"]}
     # the CLI finds the entry flake8 wrote (the same key, the same scope)
     assert _zlint(project, "--cache-dir", "c", "--select", "ALL", "pool.py")["loaded"] == []
     # an edit: the scope and the findings are computed again

@@ -3,7 +3,9 @@
 One JSON file per linter fingerprint (zlint's own source and data, LibCST's and Python's version,
 the targeted torch version, fast or full path) maps a per-file key to that file's findings or
 error. The key hashes the file's bytes, its displayed path and its effective settings, so an entry
-can only ever be found for exactly the input it was computed from. A missing, corrupt or foreign
+can only ever be found for exactly the input it was computed from. The findings are stored before
+placement (:func:`zlint.engine.lint_parsed`): where the file's code runs depends on the other
+files of a run, so each run places them with its own scopes and no key needs to say them. A missing, corrupt or foreign
 cache file is ignored and rebuilt; concurrent runs each replace it atomically (``atomic_write``)
 after merging what is on disk, so the worst case is a lost entry, never a wrong one.
 """

@@ -20,7 +20,6 @@ from zlint.cache import default_directory as default_cache_dir
 from zlint.diagnostics import Diagnostic, FileError
 from zlint.discovery import PathProblem, SettingsResolver, discover
 from zlint.parallel import lint_files
-from zlint.project import ProjectIndex
 from zlint.report import FORMATS, write_report
 from zlint.report.run import Run
 from zlint.report.writers import statistics
@@ -241,9 +240,8 @@ def check(args: argparse.Namespace) -> int:
         return _error(f"{exc.path}: {exc}")
     if deferred is not None:
         cache = None if args.no_cache else Cache(args.cache_dir or default_cache_dir(), full_path_default())
-        with fewer_collections():
-            project = ProjectIndex.build((path for path, _ in linted), cache.project_file if cache else None, args.jobs)
-            results = lint_files(linted, args.jobs, cache, project)
+        with fewer_collections():  # one pass per file: its project-index summary and its findings
+            results = lint_files(linted, args.jobs, cache)
         for entry in deferred:
             if isinstance(entry, FileError):
                 errors.append(entry)

@@ -1,12 +1,14 @@
-"""The project index: one cheap ``ast`` pass over every file of a run, before linting.
+"""The project index: one cheap ``ast`` pass over every file of a run, besides linting.
 
 It answers, per file, where its code runs under ``torch.compile`` and whether the run enables a
-single-graph mode (:mod:`zlint.facts.project_scope`). Workers receive only the small per-file
-answer (:class:`FileScope`), which is also part of the file's cache key. With a cache directory,
-each file's summary is kept by the hash of its bytes, so a warm run parses only changed files,
-and the answers for the last few runs' sets of files are kept in a small file of their own, so a
-run over the same files as one of those reads neither the summaries (megabytes of JSON) nor any
-``ast``.
+single-graph mode (:mod:`zlint.facts.project_scope`); the run places each file's findings with
+that answer (:class:`FileScope`) once every file is summarized. The summaries are made in the
+same worker task that lints the file, from the same ``ast`` (:mod:`zlint.parallel`):
+:class:`PendingIndex` says which files need one, and classifies once they are in. With a cache
+directory, each file's summary is kept by the hash of its bytes, so a warm run summarizes only
+changed files, and the answers for the last few runs' sets of files are kept in a small file of
+their own, so a run over the same files as one of those reads neither the summaries (megabytes
+of JSON) nor any ``ast``.
 """
 
 from __future__ import annotations
@@ -15,14 +17,13 @@ import ast
 import dataclasses
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from zlint.atomic import atomic_write
 from zlint.facts.file_summary import FileSummary, _Class, _Function, _Guard, summarize
 from zlint.facts.project_scope import FileScope, classify
-from zlint.source import MAX_FILE_BYTES, SourceError, decode_source, read_source
-from zlint.workers import MIN_FILES_PER_WORKER, default_jobs, worker_pool
+from zlint.source import MAX_FILE_BYTES, SourceError, parse_source, read_source
 
 
 class ProjectIndex:
@@ -32,65 +33,129 @@ class ProjectIndex:
         self._scopes = scopes
 
     @classmethod
-    def build(cls, paths: Iterable[str], cache_file: Path | None = None, jobs: int | None = None) -> ProjectIndex:
-        """Summarize each readable, parseable file; files that fail are linted (and reported)
-        on their own later, so here they are simply left out. ``cache_file`` keeps the summaries,
-        and the answers for the last few sets of files, between runs. ``jobs``: worker processes
-        for the files not in the cache (as many as cores when None)."""
-        keys: dict[str, tuple[str, bytes]] = {}
-        for path in paths:
-            data = read_source(path)
-            if isinstance(data, bytes) and len(data) <= MAX_FILE_BYTES:
-                key = hashlib.sha256(path.encode("utf-8", "surrogatepass") + b"\0" + data).hexdigest()
-                keys[key] = (path, data)
-        run = hashlib.sha256("\0".join(keys).encode()).hexdigest()
-        answer_file = _answer_file(cache_file) if cache_file is not None else None
-        answers = _recent_answers(answer_file) if answer_file is not None else []
-        for answer in answers:
-            if answer.get("run") == run:  # the same files as a recent run
-                scopes = _decode_scopes(answer.get("scopes"))
-                if scopes is not None:
-                    return cls(scopes)
-        stored = _load(cache_file) if cache_file is not None else {}
-        current: dict[str, object] = {}  # the stored form of this run's summaries
-        found: dict[str, FileSummary | None] = {}
-        missing: list[tuple[str, str, bytes]] = []
-        for key, (path, data) in keys.items():
-            entry = stored.get(key)
-            found[key] = _decode(entry) if entry is not None else None
-            if found[key] is None:
-                missing.append((key, path, data))
-            else:
-                current[key] = entry
-        found.update(_summarize_all(missing, jobs))
-        summaries: list[FileSummary] = []
-        fresh = False
-        for key, summary in found.items():  # in the order of the paths, whoever summarized them
-            if summary is not None:
-                if key not in current:
-                    current[key] = _encode(summary)
-                    fresh = True
-                summaries.append(summary)
-        scopes = classify(summaries)
-        if cache_file is not None and answer_file is not None:
-            answer = {"run": run, "scopes": {p: dataclasses.astuple(s) for p, s in scopes.items()}}
-            answers = [answer, *answers][:RECENT_ANSWERS]
-            try:
-                cache_file.parent.mkdir(parents=True, exist_ok=True)
-                if fresh:  # the summaries of other runs' files stay (a one-file run between two
-                    # runs over a tree must not make the second summarize every file again)
-                    others = [(k, v) for k, v in stored.items() if k not in current][-MAX_OTHER_SUMMARIES:]
-                    kept = {**dict(others), **current}
-                    atomic_write(cache_file, json.dumps(kept, separators=(",", ":")).encode("utf-8"))
-                atomic_write(answer_file, json.dumps({"answers": answers}, separators=(",", ":")).encode("utf-8"))
-            except OSError:
-                pass  # a read-only disk must not fail the lint
-        return cls(scopes)
+    def build(cls, paths: Iterable[str], cache_file: Path | None = None) -> ProjectIndex:
+        """Read and summarize ``paths`` in this process (``zlint`` itself summarizes in its
+        linting workers: :func:`zlint.parallel.lint_files`). Files that cannot be read or parsed
+        are left out; ``cache_file`` keeps the summaries, and the answers for the last few sets
+        of files, between runs."""
+        files = [(path, data) for path in paths if isinstance(data := read_source(path), bytes)]
+        pending = PendingIndex(files, cache_file)
+        summaries = {}
+        for path, data in files:
+            if pending.wants(path):
+                try:
+                    summaries[path] = summary_of(path, parse_source(data, path).tree)
+                except SourceError:
+                    summaries[path] = None
+        return pending.finish(summaries)
 
     def scope_of(self, path: str) -> FileScope | None:
-        """The file's scope, or None when the file was not indexed (the engine then computes it
-        from the file alone)."""
+        """The file's scope, or None when the file was not indexed (it could not be read,
+        parsed or summarized; its findings are then placed by the file alone)."""
         return self._scopes.get(path)
+
+
+class PendingIndex:
+    """The index of one run's files before their summaries are in: what the stores already
+    answer, and which files still need a summary (:meth:`wants`)."""
+
+    def __init__(self, files: Iterable[tuple[str, bytes]], cache_file: Path | None = None) -> None:
+        """``files``: each file's path and the bytes read once for the whole run."""
+        self._keys: dict[str, str] = {}  # key (path and bytes) -> path, in the order of the files
+        for path, data in files:
+            if len(data) <= MAX_FILE_BYTES:
+                key = hashlib.sha256(path.encode("utf-8", "surrogatepass") + b"\0" + data).hexdigest()
+                self._keys[key] = path
+        self._cache_file = cache_file
+        self._run = hashlib.sha256("\0".join(self._keys).encode()).hexdigest()
+        self._answer_file = _answer_file(cache_file) if cache_file is not None else None
+        self._answers = _recent_answers(self._answer_file) if self._answer_file is not None else []
+        #: the scopes of a recent run over the same files: no summary needed
+        self._answered: dict[str, FileScope] | None = None
+        for answer in self._answers:
+            if answer.get("run") == self._run:
+                self._answered = _decode_scopes(answer.get("scopes"))
+                if self._answered is not None:
+                    break
+        self._stored: dict[str, object] = {}
+        self._current: dict[str, object] = {}  # the stored form of this run's summaries
+        self._found: dict[str, FileSummary | None] = {}
+        self._missing: set[str] = set()  # paths
+        if self._answered is not None:
+            return
+        self._stored = _load(cache_file) if cache_file is not None else {}
+        for key, path in self._keys.items():
+            entry = self._stored.get(key)
+            self._found[key] = _decode(entry) if entry is not None else None
+            if self._found[key] is None:
+                self._missing.add(path)
+            else:
+                self._current[key] = entry
+
+    def wants(self, path: str) -> bool:
+        """Whether :meth:`finish` needs the summary of ``path`` (neither store has it)."""
+        return path in self._missing
+
+    def finish(self, summaries: Mapping[str, FileSummary | None]) -> ProjectIndex:
+        """The index, given ``{path: summary}`` for the files :meth:`wants` (None for a file
+        that does not parse); stores what is new."""
+        if self._answered is not None:
+            return ProjectIndex(self._answered)
+        found: list[FileSummary] = []
+        fresh = False
+        for key, path in self._keys.items():  # in the order of the files, whoever summarized them
+            summary = self._found[key]
+            if summary is None and path in self._missing:
+                summary = summaries.get(path)
+                if summary is not None:
+                    self._current[key] = _encode(summary)
+                    fresh = True
+            if summary is not None:
+                found.append(summary)
+        scopes = classify(found)
+        if self._cache_file is not None and self._answer_file is not None:
+            self._save(scopes, fresh)
+        return ProjectIndex(scopes)
+
+    def _save(self, scopes: dict[str, FileScope], fresh: bool) -> None:
+        assert self._cache_file is not None and self._answer_file is not None
+        answer = {"run": self._run, "scopes": {p: encode_scope(s) for p, s in scopes.items()}}
+        answers = [answer, *self._answers][:RECENT_ANSWERS]
+        try:
+            self._cache_file.parent.mkdir(parents=True, exist_ok=True)
+            if fresh:  # the summaries of other runs' files stay (a one-file run between two
+                # runs over a tree must not make the second summarize every file again)
+                stored, current = self._stored, self._current
+                others = [(k, v) for k, v in stored.items() if k not in current][-MAX_OTHER_SUMMARIES:]
+                kept = {**dict(others), **current}
+                atomic_write(self._cache_file, json.dumps(kept, separators=(",", ":")).encode("utf-8"))
+            atomic_write(self._answer_file, json.dumps({"answers": answers}, separators=(",", ":")).encode("utf-8"))
+        except OSError:
+            pass  # a read-only disk must not fail the lint
+
+
+def summary_of(path: str, tree: ast.Module) -> FileSummary | None:
+    """The file's summary, or None when summarizing fails (a tree too deep to walk): the file
+    is left out of the index, as one that does not parse, and never takes the run down."""
+    try:
+        return summarize(path, tree)
+    except Exception:  # noqa: BLE001 - the linting of the file reports what is wrong with it
+        return None
+
+
+def encode_scope(scope: FileScope) -> list:
+    """A scope as plain JSON data (:func:`decode_scope` reads it back)."""
+    return list(dataclasses.astuple(scope))
+
+
+def decode_scope(data: object) -> FileScope | None:
+    """A scope stored by :func:`encode_scope`, or None when it does not have that shape."""
+    try:
+        regions, *flags, skipped = data  # type: ignore[misc]
+        assert len(flags) == 4 and all(isinstance(flag, bool) for flag in flags)
+        return FileScope(tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped))
+    except (AssertionError, TypeError, ValueError):
+        return None
 
 
 #: summaries kept besides those of the current run's files (older contents, other runs' files)
@@ -111,46 +176,10 @@ def _recent_answers(answer_file: Path) -> list[dict]:
 
 
 def _decode_scopes(data: object) -> dict[str, FileScope] | None:
-    try:
-        assert isinstance(data, dict)
-        return {
-            path: FileScope(tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped))
-            for path, (regions, *flags, skipped) in data.items()
-        }
-    except (AssertionError, TypeError, ValueError):
+    if not isinstance(data, dict):
         return None
-
-
-def _summarize_all(files: list[tuple[str, str, bytes]], jobs: int | None) -> dict[str, FileSummary | None]:
-    """``{key: summary}`` of ``(key, path, data)`` files, None for a file that does not parse;
-    across worker processes when there are enough files to pay for starting them."""
-    jobs = default_jobs() if not jobs or jobs < 1 else jobs
-    workers = min(jobs, len(files) // MIN_FILES_PER_WORKER)
-    if workers <= 1:
-        return {key: _summary(path, data) for key, path, data in files}
-    out: dict[str, FileSummary | None] = {}
-    order = sorted(files, key=lambda f: len(f[2]), reverse=True)  # big files first: no straggler
-    with worker_pool(workers) as pool:
-        for key, summary in pool.imap_unordered(_summary_task, order, chunksize=4):
-            out[key] = summary
-    return out
-
-
-def _summary_task(file: tuple[str, str, bytes]) -> tuple[str, FileSummary | None]:
-    key, path, data = file
-    return key, _summary(path, data)
-
-
-def _summary(path: str, data: bytes) -> FileSummary | None:
-    tree = _tree(path, data)
-    return summarize(path, tree) if tree is not None else None
-
-
-def _tree(path: str, data: bytes) -> ast.Module | None:
-    try:
-        return ast.parse(decode_source(data), filename=path)
-    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    scopes = {path: decode_scope(scope) for path, scope in data.items()}
+    return scopes if None not in scopes.values() else None  # type: ignore[return-value]
 
 
 def _encode(summary: FileSummary) -> dict:

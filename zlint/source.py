@@ -267,6 +267,25 @@ def check_syntax(text: str, path: str) -> ast.Module:
         raise SourceError(str(exc)) from None
 
 
+@dataclass(frozen=True)
+class ParsedSource:
+    """A file's text and its ``ast``, parsed once for every pass that reads the file (the project
+    index's summary, the linting engine)."""
+
+    text: str
+    tree: ast.Module
+
+
+def parse_source(source: str | bytes, path: str) -> ParsedSource:
+    """Decode and parse ``source``; raise SourceError with the one-line reason it cannot be."""
+    if len(source) > MAX_FILE_BYTES:  # bounded time and memory
+        raise SourceError(too_large(len(source)))
+    text = decode_source(source) if isinstance(source, bytes) else source
+    if "\x00" in text:
+        raise SourceError("source contains null bytes")
+    return ParsedSource(text, check_syntax(text, path))
+
+
 def read_source(path: str | Path) -> bytes | FileResult:
     """A file's bytes, or a FileResult with the one-line reason it cannot be read."""
     name = str(path)

@@ -1,4 +1,4 @@
-"""Worker processes for the per-file passes of a run (the project index, then linting).
+"""Worker processes for the per-file pass of a run (each file's project-index summary and findings).
 
 ``multiprocessing`` is imported when a pool starts: a run with no worker (every file a cache
 hit, or too few files) never loads it.

@@ -14,14 +14,17 @@ which ZL codes the run can show; the engine runs only those rules (the same find
 would hide the others), and when none is left (``--extend-ignore ZL``, ``--select E``) the
 checker returns at once and LibCST is never loaded. Files are looked up in zlint's result cache
 under the key the ``zlint`` command uses (same bytes, displayed path and effective settings),
-so a file either front end has linted is not linted again; each flake8 process saves the cache
-when it exits.
+so a file either front end has linted is not linted again; the cache holds findings before
+placement, and each is placed here with the file's scope as a one-file project (the ``zlint``
+command places them with its run's project index). Each flake8 process saves the cache when
+it exits.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import types
 import typing
 from collections.abc import Iterator
@@ -203,50 +206,56 @@ class ZlintChecker:
 
     def lint(self) -> tuple[list[Diagnostic], FileError | None]:
         """This file's findings: from zlint's cache when the ``zlint`` command or an earlier
-        flake8 run linted the same bytes under the same path and settings, else from the engine."""
+        flake8 run linted the same bytes under the same path and settings, else from the engine;
+        either way placed with the file's scope as a one-file project (as ``zlint FILE``)."""
         from zlint.cache import file_key, settings_fingerprint
         from zlint.discovery import display_path
 
         text = "".join(self.lines)
         data = file_bytes(self.filename, text)
-        if data is None:  # nothing on disk matches what flake8 read: lint the text, cache nothing
+        if data is None or not isinstance(self.tree, ast.Module):
+            # nothing on disk matches what flake8 read: lint the text, cache nothing
             return self._linted(text, self.filename)
         path = display_path(Path(self.filename))  # as the zlint command names it
-        fingerprint = settings_fingerprint(self.settings, self.settings.enabled_codes(path))
+        key = file_key(path, data, settings_fingerprint(self.settings, self.settings.enabled_codes(path)))
         cache = process_cache()
-        # the file's scope (a one-file project) depends on its path and bytes alone: its
-        # fingerprint is looked up by them, so a cache hit costs no ``ast`` walk
-        scope_key = file_key(path, data, "\0one-file scope") if isinstance(self.tree, ast.Module) else None
-        scope_print = cache.get_note(scope_key) if scope_key is not None else None
-        scope = None
-        if scope_print is None and scope_key is not None:
-            scope = self._scope(path)
-            scope_print = scope.fingerprint() if scope is not None else None
-            if scope_print is not None:
-                cache.put_note(scope_key, scope_print)
-        if scope_print is not None:  # the same key as `zlint FILE`, whose project is this one file
-            fingerprint += "\0" + scope_print
-        key = file_key(path, data, fingerprint)
         found = cache.get(key, path)
-        if found is not None:
-            return found
-        if scope is None and scope_key is not None:
-            scope = self._scope(path)
-        diagnostics, error = self._linted(data, path, scope)
-        cache.put(key, diagnostics, error)
+        if found is None:  # flake8's tree is the ast of exactly these bytes (file_bytes): no parse
+            from zlint.engine import lint_parsed
+            from zlint.source import ParsedSource
+
+            result = lint_parsed(ParsedSource(text, self.tree), path, self.settings)
+            found = result.diagnostics, result.error
+            cache.put(key, *found)
+        diagnostics, error = found
+        if diagnostics:  # the cache holds findings before placement, as the zlint command's
+            from zlint.placement import place
+
+            diagnostics = place(diagnostics, self._scope(path, data, cache), self.settings)
         return diagnostics, error
 
-    def _scope(self, path: str):
-        """The file's compiled scope as a one-file project (None without flake8's ``ast``)."""
-        if not isinstance(self.tree, ast.Module):
-            return None
-        from zlint.facts.project_scope import scope_for_file
+    def _scope(self, path: str, data: bytes, cache: Cache):
+        """The file's compiled scope as a one-file project; kept in the cache as a note by the
+        file's path and bytes, so a warm run walks no ``ast``."""
+        from zlint.cache import file_key
+        from zlint.project import decode_scope, encode_scope
 
-        return scope_for_file(path, self.tree)
+        note = file_key(path, data, "\0one-file scope")
+        stored = cache.get_note(note)
+        try:
+            scope = decode_scope(json.loads(stored)) if stored is not None else None
+        except ValueError:  # a damaged note: walk the tree again and overwrite it
+            scope = None
+        if scope is None:
+            from zlint.facts.project_scope import scope_for_file
 
-    def _linted(self, source: str | bytes, path: str, scope=None) -> tuple[list[Diagnostic], FileError | None]:
+            scope = scope_for_file(path, self.tree)
+            cache.put_note(note, json.dumps(encode_scope(scope), separators=(",", ":")))
+        return scope
+
+    def _linted(self, source: str | bytes, path: str) -> tuple[list[Diagnostic], FileError | None]:
         # LibCST and the rules load only when a file is linted
         from zlint.engine import lint_source
 
-        result = lint_source(source, path, self.settings, scope=scope)
+        result = lint_source(source, path, self.settings)
         return result.diagnostics, result.error
