@@ -69,10 +69,6 @@ class FileScope:
                 found = (scope, reason)  # later regions are nested deeper
         return found
 
-    def fingerprint(self) -> str:
-        """What the cache key must include: everything here can change a finding."""
-        return repr(self)
-
 
 def _marked_never(function: _Function) -> str | None:
     """An explicit marker that dynamo skips ``function``: it wins over reachability."""
