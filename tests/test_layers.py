@@ -47,6 +47,7 @@ LAYERS = {
     "zlint.candidates": FACTS,
     "zlint.candidate_summary": FACTS,
     "zlint.candidate_call_sites": FACTS,  # which callers the call-site facts of a kept function read
+    "zlint.candidate_values": FACTS,  # what a function's names may hold (tensors, masks, sizes)
     "zlint.candidate_walk": FACTS,  # the per-function summaries the rules declare their candidates on
     "zlint.rules": RULES,
     "zlint.engine": ENGINE,

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import ast
 
-from zlint.candidate_summary import FUNCTIONS, FunctionSummary, Unit
+from zlint.candidate_summary import FunctionSummary, Unit
+from zlint.candidate_values import FUNCTIONS
 from zlint.candidate_walk import assigned_targets, call_arguments, callee_name
 from zlint.facts.call_sites import PYTHON_BUILTINS, SIZE_ATTRIBUTES, SIZE_METHODS
 

@@ -34,16 +34,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zlint import candidate_call_sites as call_sites
-from zlint.candidate_summary import (
-    FUNCTIONS,
-    FunctionSummary,
-    ModuleIndex,
-    Predicate,
-    Unit,
-    at_compile_sites,
-    size_condition,
-    spells,
-)
+from zlint.candidate_summary import FunctionSummary, Predicate, Unit, at_compile_sites, size_condition, spells
+from zlint.candidate_values import FUNCTIONS, ModuleIndex
 from zlint.candidate_walk import callee_name, group, is_self_attribute
 from zlint.facts.call_sites import DEPTH as CALL_SITE_DEPTH
 from zlint.source import ODD_SEPARATORS
