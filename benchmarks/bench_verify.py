@@ -13,8 +13,8 @@ import statistics
 import time
 from pathlib import Path
 
-from zlint.discovery import PathProblem, SettingsResolver, discover
-from zlint.engine import lint_file
+from zlint.engine.discovery import PathProblem, SettingsResolver, discover
+from zlint.engine.lint import lint_file
 from zlint.verify.runner import VerifyOptions, verify
 
 ROOT = Path(__file__).resolve().parent.parent

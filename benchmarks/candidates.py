@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
         return parse_module(source, *args, **kwargs)
 
     libcst.parse_module = counting
-    from zlint.cli import main as zlint
+    from zlint.frontends.cli import main as zlint
 
     os.chdir(root)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

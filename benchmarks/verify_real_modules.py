@@ -3,7 +3,7 @@
 Usage: python benchmarks/verify_real_modules.py [--modes default,...] [--backend eager]
 Run it with an interpreter that has torch, torchvision and timm installed (see RESULTS.md for the
 venv); zlint comes from this checkout (PYTHONPATH). Each target goes through the job `--verify`
-runs for a flagged function (`zlint.verify.worker.run_job`): the module imported from the installed
+runs for a flagged function (`zlint.verify.sandbox.worker.run_job`): the module imported from the installed
 package, a method's object built with no arguments (or from `__init__` defaults), inputs
 synthesized from how the function uses its parameters. A target *verifies* when that job reports
 no UNVERIFIABLE reason; the reason is printed otherwise. The inputs are the question here, so the
@@ -59,7 +59,7 @@ def main() -> int:
     parser.add_argument("--backend", default="eager")
     parser.add_argument("--sizes", default="2,3,5,1,0,8")
     args = parser.parse_args()
-    from zlint.verify.worker import run_job
+    from zlint.verify.sandbox.worker import run_job
 
     verified, probers, loaded = 0, {}, set()
     for module, qualname in TARGETS:

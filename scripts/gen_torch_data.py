@@ -5,7 +5,7 @@
     python scripts/gen_torch_data.py --python /venv/bin/python ...   # the torch of other venvs
     python scripts/gen_torch_data.py --stdout             # print instead of writing
 
-Each interpreter only needs torch: ``zlint/torch_versions.py`` is loaded from its file, not through
+Each interpreter only needs torch: ``zlint/core/torch_versions.py`` is loaded from its file, not through
 the zlint package (which needs libcst). Files are written atomically.
 """
 
@@ -21,7 +21,7 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULE = ROOT / "zlint" / "torch_versions.py"
+MODULE = ROOT / "zlint" / "core" / "torch_versions.py"
 
 
 def _load_torch_versions():

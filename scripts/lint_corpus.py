@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from zlint.parallel import lint_files  # noqa: E402
-from zlint.settings import Settings  # noqa: E402
+from zlint.core.settings import Settings  # noqa: E402
+from zlint.engine.parallel import lint_files  # noqa: E402
 
 WHEELS = {
     "transformers-5.24.0-py3-none-any.whl": "ff5ebedf9359f94bb63772b6380eba6e7104d010cbbb2cb82c788817ea7486f6",

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from zlint.engine import lint_source
-from zlint.settings import Settings
+from zlint.core.settings import Settings
+from zlint.engine.lint import lint_source
 
 ROOT = Path(__file__).resolve().parent.parent
 # every rule, every finding: rule tests are about what a rule finds, not what a run shows

@@ -9,7 +9,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
-from zlint.cli import main
+from zlint.frontends.cli import main
 
 
 @dataclass

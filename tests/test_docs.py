@@ -20,8 +20,8 @@ import pytest
 
 from conftest import ROOT
 from docs_support import doc_markdown, fenced_blocks, load_script, require
-from zlint import torch_versions as tv
-from zlint.settings import settings_from_table
+from zlint.core import torch_versions as tv
+from zlint.core.settings import settings_from_table
 
 if sys.version_info >= (3, 11):
     import tomllib

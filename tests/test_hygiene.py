@@ -17,7 +17,7 @@ import pytest
 
 from conftest import ROOT
 from inprocess import zlint
-from zlint import registry
+from zlint.core import registry
 
 try:
     import tomllib

@@ -14,7 +14,7 @@ for info in pkgutil.walk_packages(zlint.__path__, "zlint."):
     if info.name in ("zlint.verify", "zlint.__main__") or info.name.startswith("zlint.verify."):
         continue
     importlib.import_module(info.name)
-from zlint.cli import main
+from zlint.frontends.cli import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     main(["rules"])
     main(["rule", "ZL101"])

@@ -31,7 +31,7 @@ def test_wheel_ships_every_rule_doc_and_the_console_script(wheel):
     docs = sorted(p.name for p in (ROOT / "rules").glob("*.md"))
     assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("zlint/_rules/")) == docs
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "zlint = zlint.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "zlint = zlint.frontends.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_rule_doc_printed_from_the_installed_wheel(wheel, tmp_path):
@@ -44,7 +44,7 @@ def test_rule_doc_printed_from_the_installed_wheel(wheel, tmp_path):
     proc = subprocess.run(
         [
             sys.executable, "-c",
-            "import zlint, sys; from zlint.cli import main; "
+            "import zlint, sys; from zlint.frontends.cli import main; "
             "print(zlint.__file__, file=sys.stderr); main(['rule', 'ZL102'])",
         ],
         capture_output=True, text=True, env=env, cwd=tmp_path,

@@ -9,8 +9,8 @@ import sys
 
 from conftest import ROOT
 from docs_support import fenced_blocks, load_script
-from zlint.registry import records
-from zlint.settings import settings_from_table
+from zlint.core.registry import records
+from zlint.core.settings import settings_from_table
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -15,14 +15,14 @@ __version__ = "0.1.0"
 
 #: public name -> the module that defines it
 _LAZY = {
-    "Diagnostic": "zlint.diagnostics",
-    "lint_file": "zlint.engine",
-    "lint_source": "zlint.engine",
+    "Diagnostic": "zlint.core.diagnostics",
+    "lint_file": "zlint.engine.lint",
+    "lint_source": "zlint.engine.lint",
 }
 
 if TYPE_CHECKING:
-    from zlint.diagnostics import Diagnostic
-    from zlint.engine import lint_file, lint_source
+    from zlint.core.diagnostics import Diagnostic
+    from zlint.engine.lint import lint_file, lint_source
 
 
 def __getattr__(name: str) -> Any:

@@ -1,5 +1,5 @@
 import sys
 
-from zlint.cli import main
+from zlint.frontends.cli import main
 
 sys.exit(main())

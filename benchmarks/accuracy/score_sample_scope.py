@@ -5,7 +5,7 @@ Two measurements over the 100 judged findings (file, line, code, verdict):
 * ``cli``: ``zlint --format json --scope all --target single-graph`` over exactly the sample's
   files, in one run; each judged finding is matched by (file, line, code) and gets the ``scope``
   zlint reports for it;
-* ``packages``: zlint's project-wide classifier (``zlint.facts.project_scope``, ast only) over the
+* ``packages``: zlint's project-wide classifier (``zlint.scope.classify``, ast only) over the
   whole packages the files belong to (``transformers/transformers``, ``timm/timm``, ...), so that
   imports between files resolve; the scope of a finding is that of its line.
 
@@ -64,7 +64,7 @@ def cli_scopes(corpus: Path, rows: list[dict]) -> dict[tuple[str, int, str], str
 
 def package_scopes(corpus: Path, rows: list[dict]) -> dict[tuple[str, int, str], tuple[str, str]]:
     sys.path.insert(0, str(ROOT))
-    from zlint.facts.project_scope import classify, summarize
+    from zlint.scope.classify import classify, summarize
 
     packages = sorted({"/".join(r["file"].split("/")[:2]) for r in rows})
     summaries = []

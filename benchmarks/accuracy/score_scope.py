@@ -5,7 +5,7 @@ scope is read from its findings: the script lints the files named in the truth t
 rule (``--select ALL``, and ``--scope all`` when this zlint has it, so that findings in
 never-compiled code are not hidden), groups the findings by (file, function) and compares. A
 function without any finding is classified directly with zlint's project-wide scope classifier
-(``zlint.facts.project_scope.classify`` over the same files), so all functions are measured;
+(``zlint.scope.classify.classify`` over the same files), so all functions are measured;
 the table marks those rows ``(classifier)``. ``--markdown`` prints the full table for
 ``benchmarks/ACCURACY.md``.
 
@@ -53,7 +53,7 @@ def classifier_scopes(paths: list[Path]) -> dict[tuple[str, str], tuple[str, str
     """(path, qualname) -> (scope, reason) from zlint's classifier over ``paths``; None if absent."""
     sys.path.insert(0, str(ROOT))
     try:
-        from zlint.facts import project_scope
+        from zlint.scope import classify as project_scope
     except ImportError:
         return None
     trees = {str(p): ast.parse(p.read_text(encoding="utf-8")) for p in paths}

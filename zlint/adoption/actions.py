@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from zlint.adoption.add_noqa import add_noqa
 from zlint.adoption.baseline import BaselineError, load_baseline, write_baseline
-from zlint.atomic import ChangedOnDisk
-from zlint.diagnostics import Diagnostic, FileError
+from zlint.core.atomic import ChangedOnDisk
+from zlint.core.diagnostics import Diagnostic, FileError
 
 
 @dataclass

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zlint.atomic import atomic_write
-from zlint.diagnostics import Diagnostic
-from zlint.noqa import INLINE, UNUSED_NOQA_CODE, for_tokenize, physical_lines
+from zlint.core.atomic import atomic_write
+from zlint.core.diagnostics import Diagnostic
+from zlint.core.noqa import INLINE, UNUSED_NOQA_CODE, for_tokenize, physical_lines
 
 _SPLIT = re.compile(r"[,\s]+")
 
@@ -66,7 +66,7 @@ def _with_codes(line: str, comment: tuple[int, int] | None, codes: list[str]) ->
 def add_noqa(path: str | Path, diagnostics: Iterable[Diagnostic]) -> NoqaEdit:
     """Suppress ``diagnostics`` (all in ``path``) with noqa comments; writes only on change.
 
-    Raises OSError (and :class:`zlint.atomic.ChangedOnDisk`) when the file cannot be updated.
+    Raises OSError (and :class:`zlint.core.atomic.ChangedOnDisk`) when the file cannot be updated.
     """
     edit = NoqaEdit(str(path))
     wanted: dict[int, list[str]] = {}

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zlint.adoption.fingerprint import occurrences
-from zlint.atomic import atomic_write
-from zlint.diagnostics import Diagnostic
+from zlint.core.atomic import atomic_write
+from zlint.core.diagnostics import Diagnostic
 
 FORMAT_VERSION = 1
 Key = tuple[str, str, str, int]  # (path, code, line hash, occurrence)

@@ -11,9 +11,9 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from zlint.diagnostics import Diagnostic
-from zlint.noqa import physical_lines
-from zlint.source import SourceError, decode_source
+from zlint.core.diagnostics import Diagnostic
+from zlint.core.noqa import physical_lines
+from zlint.core.source import SourceError, decode_source
 
 #: key of the fingerprint in SARIF ``partialFingerprints``
 FINGERPRINT_KEY = "zlintLineHash/v1"

@@ -25,10 +25,10 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from zlint.batched import visit
-from zlint.facts.evidence import is_plain_value
+from zlint.cst.batched import visit
 from zlint.facts.helpers import FunctionIndex
 from zlint.facts.modules import self_attribute
+from zlint.facts.tensor_evidence import is_plain_value
 
 #: how many calls up a chain of parameters passed on (``f(xs)`` in ``g(xs)``) is followed
 DEPTH = 3

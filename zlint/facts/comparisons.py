@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.batched import visit
+from zlint.cst.batched import visit
 from zlint.facts.lattice import MASK, Fact, Kind, Versus
 from zlint.facts.literals import int_literal, number_literal
 

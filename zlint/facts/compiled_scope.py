@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from zlint.batched import visit
+from zlint.cst.batched import visit
 from zlint.facts.imports import ImportMap, dotted_name
 
 COMPILE_FUNCTIONS = frozenset({"torch.compile"})
@@ -333,7 +333,7 @@ def compute_compiled_scope(module: cst.Module) -> CompiledScope:
             continue
         functions.add(qual)
         calls = _Calls()
-        visit(collector.defs[qual].body, calls)  # zlint.batched.visit
+        visit(collector.defs[qual].body, calls)  # zlint.cst.batched.visit
         for name in calls.names:
             work.extend(found for found in resolve_name(name, qual) if found not in functions)
     return CompiledScope(frozenset(functions), tuple(sites), collector.defs, collector.torch_name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.batched import visit
+from zlint.cst.batched import visit
 from zlint.facts.imports import ImportMap
 from zlint.facts.literals import int_literal  # noqa: F401 - re-exported
 
@@ -75,7 +75,7 @@ class StaticDims:
                     self.dims[param.name.value] = dims
         self.names: dict[str, tuple[str, int]] = {}
         if self.dims:
-            visit(function.body, _ShapeBindings(self))  # zlint.batched.visit
+            visit(function.body, _ShapeBindings(self))  # zlint.cst.batched.visit
 
     def _static(self, tensor: str, index: int | None) -> bool:
         dims = self.dims.get(tensor)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.evidence import is_plain_value
 from zlint.facts.loops import assigned_names
+from zlint.facts.tensor_evidence import is_plain_value
 from zlint.facts.values import _BLOCKS, _statement_children
 
 

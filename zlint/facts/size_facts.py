@@ -11,7 +11,7 @@ feature dim of a ``Linear``/``LayerNorm`` input or output. Ranks (``x.dim()``, `
 A name is a *tensor* when it is bound from a torch function or tensor method (tuple results
 such as ``x.max(dim=1)`` give Kind.TENSORS, whose elements are tensors), from a call of an
 ``nn`` layer attribute, or when the function's own code uses it as only a tensor can
-(:mod:`zlint.facts.evidence`, kept per binding of the name); evidence against wins.
+(:mod:`zlint.facts.tensor_evidence`, kept per binding of the name); evidence against wins.
 """
 
 from __future__ import annotations
@@ -24,19 +24,6 @@ from libcst.metadata import BatchableMetadataProvider
 
 from zlint.facts.call_sites import CallSites
 from zlint.facts.comparisons import ComparisonFacts, names_fixed_size
-from zlint.facts.evidence import (
-    CHANNEL_OPS,
-    DIM_KEYWORDS,
-    FEATURE_OPS,
-    NON_TENSOR_TYPES,
-    NUMPY_SHARED_METHODS,
-    SHAPED_ATTRIBUTES,
-    TENSOR_ATTRIBUTES,
-    TENSOR_METHODS,
-    Bindings,
-    Evidence,
-    scan_function,
-)
 from zlint.facts.helpers import FunctionIndex, syntactic_size
 from zlint.facts.imports import ImportMap
 from zlint.facts.lattice import (  # re-exported: the rules read the lattice from here
@@ -55,6 +42,19 @@ from zlint.facts.lattice import (  # re-exported: the rules read the lattice fro
 )
 from zlint.facts.literals import number_literal
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
+from zlint.facts.tensor_evidence import (
+    CHANNEL_OPS,
+    DIM_KEYWORDS,
+    FEATURE_OPS,
+    NON_TENSOR_TYPES,
+    NUMPY_SHARED_METHODS,
+    SHAPED_ATTRIBUTES,
+    TENSOR_ATTRIBUTES,
+    TENSOR_METHODS,
+    Bindings,
+    Evidence,
+    scan_function,
+)
 from zlint.facts.values import (
     DIM_TUPLE_RESULTS,
     MASK_FUNCTIONS,
@@ -68,13 +68,13 @@ from zlint.facts.values import (
 )
 from zlint.facts.written_shapes import FACTORIES, fixed_size, written_dims
 
-#: Fast path (zlint/prepass.py): no expression is a SIZE or SHAPE (nor a size bool) unless one
+#: Fast path (zlint/engine/prepass.py): no expression is a SIZE or SHAPE (nor a size bool) unless one
 #: of these words occurs in its function or in the module-level code. Keep in step with the
 #: sources of sizes below (.size()/.shape/.numel()/.nelement()/len()/torch.numel).
 SIZE_WORDS = frozenset({"size", "shape", "numel", "nelement", "len"})
 #: Likewise for TENSOR facts (and masks): they come from names qualified through a torch
 #: import, a "Tensor"/"torch.Tensor" string annotation, or a use only a tensor allows
-#: (zlint.facts.evidence: ``.tolist()``, ``.any(dim=1)``, ``.sigmoid()``).
+#: (zlint.facts.tensor_evidence: ``.tolist()``, ``.any(dim=1)``, ``.sigmoid()``).
 TENSOR_WORDS = frozenset(
     {"torch", "Tensor"} | TENSOR_ATTRIBUTES | SHAPED_ATTRIBUTES | TENSOR_METHODS | NUMPY_SHARED_METHODS
     | DIM_KEYWORDS

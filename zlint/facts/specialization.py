@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.batched import visit
+from zlint.cst.batched import visit
 from zlint.facts.dynamic_dims import int_literal
 
 _ITERATE = frozenset({"list", "tuple", "enumerate", "zip", "iter", "sorted"})
@@ -101,7 +101,7 @@ class _Finder(cst.CSTVisitor):
 def specializing_use(function: cst.FunctionDef, param: str, dim: int) -> cst.CSTNode | None:
     """The first node in ``function`` that specializes dim ``dim`` of parameter ``param``."""
     finder = _Finder(param, dim)
-    visit(function.body, finder)  # zlint.batched.visit: no node rebuilding
+    visit(function.body, finder)  # zlint.cst.batched.visit: no node rebuilding
     return finder.found
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.batched import _field_order
+from zlint.cst.batched import _field_order
 
 # torch.* namespaces whose functions return tensors; any other submodule (torch.cuda,
 # torch.jit, torch.distributed, torch.backends, ...) answers questions about the runtime.

@@ -6,7 +6,7 @@ not be linted become ``::error`` annotations. Values are escaped as the runner e
 
 from __future__ import annotations
 
-from zlint.diagnostics import Diagnostic
+from zlint.core.diagnostics import Diagnostic
 from zlint.report.run import Run
 from zlint.report.severity import severity_of
 

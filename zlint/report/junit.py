@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from zlint.diagnostics import Diagnostic
+from zlint.core.diagnostics import Diagnostic
 from zlint.report.run import Run
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from zlint.diagnostics import FileError
+from zlint.core.diagnostics import FileError
 
 
 @dataclass(frozen=True)

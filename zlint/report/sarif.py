@@ -17,9 +17,9 @@ from urllib.parse import quote
 
 from zlint import __version__
 from zlint.adoption.fingerprint import FINGERPRINT_KEY, line_fingerprints
-from zlint.diagnostics import Diagnostic
-from zlint.docs import doc_path, doc_text
-from zlint.registry import RuleRecord, records
+from zlint.core.diagnostics import Diagnostic
+from zlint.core.registry import RuleRecord, records
+from zlint.core.rule_docs import doc_path, doc_text
 from zlint.report.run import Run
 from zlint.report.severity import severity_of
 

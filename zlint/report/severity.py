@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zlint import registry
+from zlint.core import registry
 
 #: what a rule is unless it says otherwise
 DEFAULT_SEVERITY = "warning"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zlint.diagnostics import Diagnostic
+from zlint.core.diagnostics import Diagnostic
 
 
 def status_suffix(d: Diagnostic) -> str:

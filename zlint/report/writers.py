@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Callable
 
-from zlint.diagnostics import Diagnostic
+from zlint.core.diagnostics import Diagnostic
 from zlint.report.run import Run
 from zlint.report.severity import severity_of
 from zlint.report.verify_text import evidence_lines, status_suffix

@@ -1,6 +1,6 @@
 """zlint's rules. A rule is one module ``zl<code>_<name>.py`` here plus its doc ``rules/ZLxxx-name.md``.
 
-Nothing to list: :mod:`zlint.registry` finds the modules by their file names and reads their
+Nothing to list: :mod:`zlint.core.registry` finds the modules by their file names and reads their
 metadata without importing them; :func:`visitors` imports the visitor classes the engine runs.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 
-from zlint import registry
+from zlint.core import registry
 from zlint.rules.base import Rule
 
 _LOADED: dict[registry.RuleRecord, type[Rule]] = {}

@@ -1,7 +1,7 @@
 """The rule contract: a small batchable LibCST visitor that reports diagnostics.
 
 A rule declares its code, kebab-case name and one-line summary as literal class attributes (the
-registry reads them without importing the module: :mod:`zlint.registry`), reads shared facts
+registry reads them without importing the module: :mod:`zlint.core.registry`), reads shared facts
 through metadata (never re-deriving them), and calls :meth:`Rule.report` on the narrowest node.
 """
 
@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, ClassVar
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from zlint.diagnostics import Diagnostic, Fix
+from zlint.core.diagnostics import Diagnostic, Fix
+from zlint.cst.positions import StatementPositions
 from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
 from zlint.facts.dynamic_dims import StaticDims
 from zlint.facts.imports import ImportMap
 from zlint.facts.loops import LoopFacts
 from zlint.facts.size_facts import Fact, Kind, SizeFactsProvider
-from zlint.positions import StatementPositions
 
 if TYPE_CHECKING:
-    from zlint.settings import Settings
+    from zlint.core.settings import Settings
 
 MAX_SNIPPET = 48
 _NO_DEFAULT = object()
@@ -87,7 +87,7 @@ class FileContext:
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         """The node's position, computed on first use: for the node's top-level statement only
-        when the parsed ``source`` is known (:mod:`zlint.positions`), else for the whole module."""
+        when the parsed ``source`` is known (:mod:`zlint.cst.positions`), else for the whole module."""
         if self.positions is None:
             if self.wrapper is None:
                 raise RuntimeError("FileContext.position needs the MetadataWrapper of the module")
@@ -127,7 +127,7 @@ class ScopeTracker(cst.BatchableCSTVisitor):
 
 
 class Rule(cst.BatchableCSTVisitor):
-    """Base class of every static rule. The metadata below are read by :mod:`zlint.registry`
+    """Base class of every static rule. The metadata below are read by :mod:`zlint.core.registry`
     from the subclass's own literal assignments: declare them in the rule class, first."""
 
     code: ClassVar[str]
@@ -144,11 +144,11 @@ class Rule(cst.BatchableCSTVisitor):
     needs_size_oblivious: ClassVar[bool] = False
     #: the usual cost tier of a finding ("default" or "single-graph"); report(tier=...) overrides
     tier: ClassVar[str] = "default"
-    #: Fast path (zlint/prepass.py): words (identifiers, attribute names, keywords) without which
+    #: Fast path (zlint/engine/prepass.py): words (identifiers, attribute names, keywords) without which
     #: the rule cannot report anything in a file; None: unknown, the rule always sees the file.
     trigger_words: ClassVar[frozenset[str] | None] = None
 
-    #: Candidate stage (zlint/candidates.py): ``candidate(summary, settings)`` is True for every
+    #: Candidate stage (zlint/candidates/stage.py): ``candidate(summary, settings)`` is True for every
     #: function in which the rule can report something; None: unknown, files are parsed whole.
     candidate: ClassVar[Callable[..., bool] | None] = None
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 
+from zlint.core.torch_versions import parse_version, target_torch_version
 from zlint.rules.base import Rule
-from zlint.torch_versions import parse_version, target_torch_version
 
 
 @functools.lru_cache(maxsize=16)
@@ -40,7 +40,7 @@ class BeforeSymbolicRelease(Rule):
 
 
 def before_symbolic_release(test):
-    """Candidate stage (zlint/candidates.py): ``test`` where the settings target a torch older
+    """Candidate stage (zlint/candidates/stage.py): ``test`` where the settings target a torch older
     than ``SYMBOLIC_SINCE``; no function is a candidate elsewhere (the rule reports nothing)."""
 
     def candidate(summary, settings) -> bool:

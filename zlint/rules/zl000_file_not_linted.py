@@ -1,7 +1,7 @@
 """ZL000: the flake8 plugin's way to say that zlint could not lint a file.
 
 No visitor reports it. The ``zlint`` command prints such files as ``zlint: error: PATH: reason``
-and exits 2; inside flake8 a plugin can only yield findings, so :mod:`zlint.adapters.flake8`
+and exits 2; inside flake8 a plugin can only yield findings, so :mod:`zlint.frontends.flake8`
 yields this code at 1:1 with the reason. It is registered so that the code has a doc and obeys
 flake8's ``--select``/``--extend-ignore``. Its doc shows flake8 output, not a linted example.
 """

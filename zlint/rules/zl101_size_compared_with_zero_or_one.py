@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidate_summary import size_compared_with_zero_or_one
+from zlint.candidates.summary import size_compared_with_zero_or_one
 from zlint.facts.lattice import Versus
 from zlint.facts.size_facts import SIZE_WORDS, Fact
 from zlint.rules.branching import BranchRule, Where, comparisons_of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidate_summary import size_zero_test
+from zlint.candidates.summary import size_zero_test
 from zlint.facts.literals import number_literal
 from zlint.facts.size_facts import SIZE_WORDS, Fact, Kind
 from zlint.rules.branching import BranchRule, Where
@@ -26,11 +26,11 @@ class SizeZeroBranchWithSizeOblivious(BranchRule):
     code = "ZL104"
     name = "size-zero-branch-with-size-oblivious"
     summary = "A branch on a size being 0 where backed_size_oblivious is on (wrong result at size 0)"
-    trigger_words = SIZE_WORDS  # fast path: see zlint/prepass.py
+    trigger_words = SIZE_WORDS  # fast path: see zlint/engine/prepass.py
     candidate = staticmethod(size_zero_test)
     function_local = True
     #: reported only where this file enables backed_size_oblivious, or the run does and the code
-    #: is compiled (zlint.placement)
+    #: is compiled (zlint.scope.placement)
     needs_size_oblivious = True
     severity = "error"  # a wrong result, not a slowdown
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.batched import visit
+from zlint.cst.batched import visit
 from zlint.facts.size_facts import SIZE_WORDS, Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import positional, snippet

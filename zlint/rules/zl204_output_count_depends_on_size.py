@@ -6,8 +6,8 @@ import ast
 
 import libcst as cst
 
-from zlint.batched import visit
-from zlint.candidates import FunctionSummary
+from zlint.candidates.stage import FunctionSummary
+from zlint.cst.batched import visit
 from zlint.facts.size_facts import Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import int_value, keyword, method_name, positional, snippet, torch_function

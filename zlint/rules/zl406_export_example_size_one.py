@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates import spells
+from zlint.candidates.stage import spells
 from zlint.facts.dynamic_dims import int_literal
 from zlint.rules.base import Rule
 

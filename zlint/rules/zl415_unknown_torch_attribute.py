@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from zlint.core.torch_versions import torch_data
 from zlint.facts.imports import dotted_name
 from zlint.rules.compile_checks import TorchDataRule, did_you_mean, version_note
-from zlint.torch_versions import torch_data
 
 if TYPE_CHECKING:
-    from zlint.candidates import FunctionSummary
-    from zlint.settings import Settings
+    from zlint.candidates.stage import FunctionSummary
+    from zlint.core.settings import Settings
 
 #: namespaces whose attributes exist only at run time: plugins register device modules
 #: (``torch.npu`` from torch_npu, ``torch.hpu`` from habana) with torch._register_device_module

@@ -6,11 +6,11 @@ from typing import ClassVar
 
 import libcst as cst
 
-from zlint.candidates import spells
+from zlint.candidates.stage import spells
+from zlint.core.torch_versions import LIMIT_KEYS
 from zlint.facts.compile_calls import compile_call, literal_string
 from zlint.facts.imports import dotted_name
 from zlint.rules.compile_checks import TorchDataRule
-from zlint.torch_versions import LIMIT_KEYS
 
 CONFIG = "torch._dynamo.config"
 #: "far above": this many times the default; a limit of 2x-4x is an ordinary adjustment

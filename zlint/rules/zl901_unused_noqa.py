@@ -1,7 +1,7 @@
 """ZL901 (opt-in): a ``# noqa: ZL...`` code that suppresses nothing.
 
 No visitor reports it: the check needs every finding of the file before suppression, so the
-engine runs it after the traversal (:func:`zlint.noqa.unused_noqa`). It is registered so that
+engine runs it after the traversal (:func:`zlint.core.noqa.unused_noqa`). It is registered so that
 selection, ``zlint rules`` and the docs treat it like any other rule.
 """
 

@@ -62,8 +62,8 @@ def check(
     ``lines`` (absolute file lines) narrows synthesized sweeps to the sizes those lines read.
     The report has ``graphs(mode)``, ``guards``, ``graph_breaks``, ``mismatches``, ``at(line)``.
     """
-    import zlint.verify.probe as probe
-    from zlint.verify.subjects import _make_from_plan
+    import zlint.verify.sandbox.probe as probe
+    from zlint.verify.sandbox.subjects import _make_from_plan
     from zlint.verify.synth import find_function, plan_inputs
     from zlint.verify.thresholds import known_ints
 

@@ -50,7 +50,7 @@ class Worker:
         self.log = tempfile.TemporaryFile()
         env = {**os.environ, **(self.env or {}), "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "zlint.verify.worker"],
+            [sys.executable, "-m", "zlint.verify.sandbox.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,

@@ -23,6 +23,6 @@ def zlint_check():
     from zlint.verify import check
 
     yield check
-    import zlint.verify.torch_hooks as torch_hooks
+    import zlint.verify.sandbox.torch_hooks as torch_hooks
 
     torch_hooks.reset()

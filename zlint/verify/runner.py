@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from zlint import noqa
-from zlint.diagnostics import Diagnostic
-from zlint.verify.call_paths import CallGraph, CallPaths
+from zlint.core import noqa
+from zlint.core.diagnostics import Diagnostic
+from zlint.verify.call_graph import CallGraph, CallPaths
+from zlint.verify.caller_verdicts import CALLSITE_CODES, callsite_status, is_caller
 from zlint.verify.evidence import (
     COMPILE_ERROR,
     CONFIRMED,
@@ -39,7 +40,6 @@ from zlint.verify.evidence import (
 )
 from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
-from zlint.verify.sites import CALLSITE_CODES, callsite_status, is_caller
 from zlint.verify.thresholds import known_ints, module_constants, threshold_sizes
 
 #: runtime-only codes: which evidence kinds each one reports

@@ -1,0 +1,370 @@
+"""ZL201-ZL209: exact findings, and the near misses they must stay quiet on."""
+
+from __future__ import annotations
+
+from conftest import codes_at, lint
+from zlint.core.settings import Settings
+
+ZL2 = Settings(select=("ZL2",))
+
+
+def zl2(code: str, settings: Settings = ZL2) -> list[tuple[int, int, str]]:
+    return codes_at(code, settings)
+
+
+def test_loops_over_sizes():
+    code = """\
+import torch
+def f(x: torch.Tensor, t: torch.Tensor):
+    for i in range(x.size(0)):
+        pass
+    n = x.shape[1]
+    ys = [i for i in range(1, n - 1)]
+    for j in range(len(t)):
+        pass
+    idx = list(range(x.numel()))
+"""
+    assert zl2(code) == [(3, 14, "ZL201"), (6, 22, "ZL201"), (7, 14, "ZL201"), (9, 16, "ZL201")]
+    assert "loops over a size: recompiles for every size" in lint(code, ZL2)[0].message
+
+
+def test_loops_that_are_not_over_sizes_are_quiet():
+    code = """\
+import torch
+def f(x: torch.Tensor, names, cfg):
+    for i in range(4):
+        pass
+    for i in range(len(names)):
+        pass
+    for i in range(x.dim()):
+        pass
+    for i in range(len(x.shape)):
+        pass
+    for i in range(cfg.num_layers):
+        pass
+    for d in x.shape:
+        pass
+    for i, d in enumerate(x.shape):
+        pass
+    y = torch.arange(x.size(0))
+"""
+    assert zl2(code) == []
+
+
+def test_iterating_tensors():
+    code = """\
+import torch
+def f(x: torch.Tensor, y: torch.Tensor):
+    for row in x:
+        pass
+    a = [r.sum() for r in y]
+    for i, row in enumerate(x):
+        pass
+    for p, q in zip(x, y):
+        pass
+    rows = list(x)
+    cols = tuple(x.t())
+    z = torch.cat([x, y])
+    for r in z:
+        pass
+"""
+    assert zl2(code) == [
+        (3, 16, "ZL202"), (5, 27, "ZL202"), (6, 19, "ZL202"), (8, 17, "ZL202"),
+        (10, 12, "ZL202"), (11, 12, "ZL202"), (13, 14, "ZL202"),
+    ]
+
+
+def test_iterating_lists_of_tensors_and_shapes_is_quiet():
+    code = """\
+import torch
+def f(x: torch.Tensor, layers, hidden_states):
+    for layer in layers:
+        x = layer(x)
+    for h in hidden_states:
+        pass
+    for a, b in zip(layers, hidden_states):
+        pass
+    dims = list(x.shape)
+    sizes = tuple(x.size())
+    pieces = [x, x]
+    for p in pieces:
+        pass
+    for p in x.split([1, 2]):
+        pass
+"""
+    assert zl2(code) == []
+
+
+def test_unpacking_a_tensor_is_opt_in():
+    code = """\
+import torch
+def f(qkv: torch.Tensor):
+    q, k, v = qkv
+    a, b = qkv.shape[:2]
+    c, d = 1, 2
+    return q
+"""
+    assert [c for c in codes_at(code, Settings()) if c[2] == "ZL203"] == []  # not on by default
+    assert zl2(code, Settings(select=("ZL203",))) == [(3, 15, "ZL203")]
+
+
+def test_output_counts_that_follow_a_size():
+    code = """\
+import torch
+def f(x: torch.Tensor):
+    n = x.size(1)
+    a = x.unbind(0)
+    b = torch.unbind(x)
+    c = x.split(2)
+    d = torch.split(x, 4, dim=1)
+    e = x.chunk(3)
+    g = x.chunk(n, dim=1)
+    h = x.tensor_split(3)
+    for part in x.split(n):
+        pass
+"""
+    assert zl2(code) == [
+        (4, 9, "ZL204"), (5, 9, "ZL204"), (6, 9, "ZL204"), (7, 9, "ZL204"),
+        (8, 9, "ZL204"), (9, 9, "ZL204"), (10, 9, "ZL204"), (11, 17, "ZL204"),
+    ]
+
+
+def test_output_counts_fixed_by_the_code_are_quiet():
+    code = """\
+import torch
+def f(x: torch.Tensor, qkv: torch.Tensor, sizes, line: str):
+    q, k, v = qkv.unbind(0)
+    a, b = x.split(2)
+    h = x.chunk(2)
+    i = x.chunk(3, dim=-1)
+    j = x.split([1, 2], dim=1)
+    k2 = x.split(sizes, dim=0)
+    m = x.unbind(-1)
+    words = line.split(" ")
+    parts = "a,b".split(",")
+    t = x.tensor_split([1, 3])
+"""
+    assert zl2(code) == []
+
+
+def test_sizes_as_python_container_keys():
+    code = """\
+import torch
+from collections import OrderedDict
+class Cache(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tables = {}
+        self.order = OrderedDict()
+
+    def forward(self, x: torch.Tensor):
+        h, w = x.shape[-2:]
+        if (h, w) in self.tables:
+            return self.tables[(h, w)]
+        self.order[h] = 1
+        table = self.tables.get(x.size(0))
+        local = {x.size(1): 1}
+        widths = [1, 2, 3]
+        return widths[w]
+"""
+    assert zl2(code) == [
+        (11, 12, "ZL205"), (12, 20, "ZL205"), (13, 9, "ZL205"), (14, 17, "ZL205"),
+        (15, 18, "ZL205"), (17, 16, "ZL205"),
+    ]
+
+
+def test_sizes_indexing_tensors_and_unknown_objects_are_quiet():
+    code = """\
+import torch
+class M(torch.nn.Module):
+    def forward(self, x: torch.Tensor, table, layers):
+        n = x.size(0)
+        a = x[n - 1]
+        b = self.pos_embed[:, :n]
+        c = table[n]
+        d = layers[n]
+        e = {"n": 1, "k": n}
+        f = {i: i for i in range(3)}[1]
+        return x
+"""
+    assert zl2(code) == []
+
+
+def test_sizes_formatted_into_strings():
+    code = """\
+import torch
+def f(x: torch.Tensor):
+    n = x.size(0)
+    a = f"layer_{n}"
+    b = str(x.shape[1])
+    c = "%d tokens" % n
+    d = "{}x{}".format(n, x.size(1))
+    e = f"{x.shape}"
+"""
+    assert zl2(code) == [(4, 18, "ZL206"), (5, 9, "ZL206"), (6, 9, "ZL206"), (7, 9, "ZL206"), (8, 12, "ZL206")]
+
+
+def test_formatting_for_errors_logs_and_non_sizes_is_quiet():
+    code = """\
+import logging
+import warnings
+import torch
+logger = logging.getLogger(__name__)
+def f(x: torch.Tensor, name: str):
+    n = x.size(0)
+    if x.dim() != 2:
+        raise ValueError(f"bad shape {x.shape} with {n} rows")
+    assert x.dim() == 2, f"got {x.shape}"
+    warnings.warn(f"slow path for {n}")
+    logger.warning("seq %d", n)
+    logger.info(f"seq {n}")
+    print(f"{x.shape}")
+    key = f"{name}_{x.dim()}"
+    s = str(x.dim())
+    return key
+"""
+    assert zl2(code) == []
+
+
+def test_int_float_and_squeeze_follow_the_torch_version():
+    code = """\
+import math
+import torch
+def f(x: torch.Tensor):
+    n = x.size(0)
+    a = int(n)
+    b = float(x.shape[1])
+    c = math.ceil(n / 2)
+    d = x.squeeze()
+    e = torch.squeeze(x)
+    g = x.squeeze(1)
+    h = int("3")
+"""
+    # measured on 2.13: all of these trace symbolically
+    assert zl2(code, Settings(select=("ZL2",), torch_version="2.13")) == []
+    old = Settings(select=("ZL2",), torch_version="2.5")
+    assert zl2(code, old) == [
+        (5, 9, "ZL207"), (6, 9, "ZL207"), (7, 9, "ZL207"), (8, 9, "ZL208"), (9, 9, "ZL208"),
+    ]
+
+
+def test_branches_on_layout():
+    code = """\
+import torch
+def f(x: torch.Tensor):
+    if not x.is_contiguous():
+        x = x.contiguous()
+    y = x if x.stride(-1) == 1 else x.clone()
+    while x.stride()[0] != 1:
+        break
+    if not x.is_contiguous():
+        raise ValueError("need contiguous")
+    assert x.is_contiguous()
+    z = torch.empty_like(x).copy_(x) if x.dim() == 2 else x
+"""
+    assert zl2(code) == [(3, 12, "ZL209"), (5, 14, "ZL209"), (6, 11, "ZL209")]
+
+
+def test_messages_in_checks_and_reprs_are_quiet():
+    code = """\
+import torch
+from timm.layers import _assert
+class PatchEmbed(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        B, C, H, W = x.shape
+        _assert(H == 224, f"Input height ({H}) doesn't match model.")
+        torch._assert(x.dim() == 4, f"Expected 4-D input, got {x.shape}")
+        torch._check(x.size(1) == 3, lambda: f"got {x.size(1)} channels")
+        err = ValueError(f"bad {W}")
+        logger.warning_once(f"resizing {H}x{W}")
+        return x
+
+    def extra_repr(self) -> str:
+        return f"{self.weight.shape[0]}, eps={self.eps}"
+
+    def __repr__(self):
+        return "Norm(%d)" % self.weight.shape[0]
+"""
+    assert zl2(code) == []
+
+
+def test_membership_in_a_literal_is_a_comparison_not_a_lookup():
+    code = """\
+import torch
+def f(img: torch.Tensor, cache):
+    c = img.shape[-3]
+    if c not in [1, 3]:
+        raise TypeError("channels")
+    return img
+"""
+    assert zl2(code) == []
+
+
+def test_calls_returning_tuples_or_objects_are_not_tensors():
+    code = """\
+import torch
+from torch.nn.init import _calculate_fan_in_and_fan_out
+def f(x: torch.Tensor, path):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(x)
+    widths, depths = torch.unique(x, return_counts=True)
+    values, idx = x.topk(3)
+    best, where = x.max(dim=1)
+    lo, hi = torch.aminmax(x)
+    data, labels = torch.load(path)
+    for t in torch.broadcast_tensors(x, x):
+        pass
+"""
+    assert zl2(code, Settings(select=("ZL2",))) == []
+
+
+def test_messages_assigned_or_passed_to_project_checks_are_quiet():
+    code = """\
+import torch
+def f(x: torch.Tensor, batch_size: int):
+    n = x.shape[0]
+    torch_compilable_check(n % 2 == 0, f"length {n} is odd")
+    deprecation_message = f"You passed {batch_size} prompts but {n} images"
+    error_msg = "got %d rows" % n
+    top, idx = torch.where(x > 0)
+    return x
+"""
+    assert zl2(code) == []
+
+
+def test_output_counts_unpacked_through_a_name_are_quiet():
+    code = """\
+import torch
+def f(x: torch.Tensor, table: torch.Tensor):
+    e = (table + x).chunk(6, dim=1)
+    a, b, c, d, g, h = [p.squeeze(1) for p in e]
+    parts = x.chunk(3, dim=1)
+    first, second, third = parts
+    kept = x.chunk(4, dim=1)
+    y = kept[0]
+    other = x.chunk(5, dim=1)
+    u, v = [p for p in (x, x)]
+    both = x.chunk(7, dim=1)
+    w, z = [p * q for p in both for q in both]
+"""
+    assert zl2(code) == [(7, 12, "ZL204"), (9, 13, "ZL204"), (11, 12, "ZL204")]
+
+
+def test_loops_whose_counter_picks_a_module_entry_are_quiet():
+    code = """\
+import torch
+class Head(torch.nn.Module):
+    def forward(self, hidden: torch.Tensor, ids: torch.Tensor, cache: list):
+        outs = []
+        for level in range(hidden.shape[1]):
+            outs.append(self.class_embed[level](hidden[:, level]))
+        for i in range(ids.shape[-1]):
+            outs.append(self.config.axes_dim[i])
+        for j in range(hidden.shape[0]):
+            outs.append(cache[j])
+        for k in range(hidden.shape[2]):
+            outs.append(self.class_embed[k + 1])
+        for m in range(hidden.shape[3]):
+            outs.append(self.table[m] if m else None)
+        return outs
+"""
+    assert zl2(code) == [(9, 18, "ZL201"), (11, 18, "ZL201")]

@@ -1,0 +1,322 @@
+"""Per-version facts about ``torch.compile`` and torch's namespaces, without importing torch.
+
+The facts (compile modes, backends, inductor option keys, ``torch.compile`` parameters, attribute
+names under ``torch``, ``torch.compiler``, ``torch._dynamo`` and the two config modules) ship as
+small JSON files in ``zlint/data/torch/<version>.json``, written by ``scripts/gen_torch_data.py``
+from a live torch. The target version is the ``torch-version`` setting, else the installed torch's
+version read from its package metadata (torch is never imported), else the newest version we have
+data for. A version without data falls back to the nearest one, and says so once.
+
+:func:`extract` and :func:`cross_check` take a live torch module as an argument; only the generator
+script and ``--verify`` call them, so this module itself never imports torch.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import json
+import pkgutil
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "torch"
+SCHEMA = 1
+
+#: the namespaces whose attribute names are recorded (and checked by ZL415)
+NAMESPACES = ("torch", "torch.compiler", "torch._dynamo", "torch._dynamo.config", "torch._inductor.config")
+#: dynamo limits whose defaults the data records (ZL417 compares against them)
+LIMIT_KEYS = ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit", "accumulated_recompile_limit")
+#: inductor option value types we can check from a literal (others are skipped, like torch does)
+SIMPLE_TYPES = {"bool": bool, "int": int, "float": float, "str": str}
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+class TorchVersionError(ValueError):
+    """A ``torch-version`` value that is not a version like ``2.13`` or ``2.13.0``."""
+
+
+def parse_version(text: str) -> tuple[int, int, int]:
+    """``"2.13.0+cpu"`` -> ``(2, 13, 0)``; local and pre-release suffixes are ignored."""
+    match = _VERSION.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise TorchVersionError(f"not a torch version: {text!r} (expected e.g. '2.13' or '2.13.0')")
+    major, minor, patch = match.groups()
+    return int(major), int(minor), int(patch or 0)
+
+
+def format_version(version: tuple[int, int, int]) -> str:
+    return ".".join(map(str, version))
+
+
+def validate_torch_version(value: Any) -> str:
+    """The normalized ``torch-version`` setting (``"2.13"`` -> ``"2.13.0"``); raises on bad values."""
+    if not isinstance(value, str):
+        raise TorchVersionError(f"torch-version must be a string like '2.13', not {value!r}")
+    version = parse_version(value)
+    if version[0] < 1 or version[0] > 9:
+        raise TorchVersionError(f"not a torch version: {value!r}")
+    return format_version(version)
+
+
+def known_versions() -> list[tuple[int, int, int]]:
+    """Versions with shipped data, oldest first."""
+    out = []
+    for path in DATA_DIR.glob("*.json"):
+        try:
+            out.append(parse_version(path.stem))
+        except TorchVersionError:
+            continue
+    return sorted(out)
+
+
+@functools.lru_cache(maxsize=1)
+def installed_torch_version() -> str | None:
+    """The installed torch's version from its package metadata; torch itself is not imported.
+    Looked up once per process: a metadata lookup costs more than linting a small file."""
+    from importlib import metadata
+
+    try:
+        text = metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return None
+    except Exception:  # broken metadata must not break linting
+        return None
+    try:
+        return format_version(parse_version(text))
+    except TorchVersionError:
+        return None
+
+
+def target_torch_version(settings: Any = None) -> str:
+    """The torch version rules target: the setting, else installed torch, else the newest known."""
+    configured = getattr(settings, "torch_version", None) if settings is not None else None
+    if configured:
+        return validate_torch_version(configured)
+    installed = installed_torch_version()
+    if installed:
+        return installed
+    versions = known_versions()
+    return format_version(versions[-1]) if versions else "0.0.0"
+
+
+@dataclass(frozen=True)
+class TorchData:
+    """The facts for one torch version (see :func:`extract` for what each field holds)."""
+
+    version: str
+    #: the version asked for, when it had no data and this is the nearest one
+    requested: str | None
+    compile_parameters: frozenset[str]
+    compile_positional: int
+    modes: dict[str, dict[str, Any]]
+    backends: frozenset[str]
+    #: inductor option key -> simple type name ("bool", "int", "float", "str") or "" (unchecked)
+    inductor_options: dict[str, str]
+    #: keys ``torch.compile`` pops from ``options`` before inductor sees them
+    compile_only_options: frozenset[str]
+    limits: dict[str, int]
+    names: dict[str, frozenset[str]]
+
+    def has_option(self, key: str) -> bool:
+        """torch accepts ``-`` for ``_`` in option keys."""
+        return key in self.compile_only_options or key.replace("-", "_") in self.inductor_options
+
+    def option_type(self, key: str) -> str:
+        return self.inductor_options.get(key.replace("-", "_"), "")
+
+    def cudagraph_modes(self) -> frozenset[str]:
+        return frozenset(mode for mode, opts in self.modes.items() if opts.get("triton.cudagraphs"))
+
+
+def _from_json(raw: dict[str, Any], requested: str | None) -> TorchData:
+    return TorchData(
+        version=raw["torch"],
+        requested=requested,
+        compile_parameters=frozenset(raw["compile_parameters"]),
+        compile_positional=raw["compile_positional"],
+        modes=raw["modes"],
+        backends=frozenset(raw["backends"]),
+        inductor_options=raw["inductor_options"],
+        compile_only_options=frozenset(raw["compile_only_options"]),
+        limits=raw["dynamo_limits"],
+        names={ns: frozenset(names) for ns, names in raw["names"].items()},
+    )
+
+
+def nearest_version(wanted: tuple[int, int, int], versions: list[tuple[int, int, int]]) -> tuple[int, int, int]:
+    """The closest known version by release (major.minor), then patch; ties go to the newer."""
+
+    def distance(v: tuple[int, int, int]) -> tuple[int, int]:
+        return (abs((v[0] * 1000 + v[1]) - (wanted[0] * 1000 + wanted[1])), abs(v[2] - wanted[2]))
+
+    return min(versions, key=lambda v: (distance(v), tuple(-x for x in v)))
+
+
+_warned: set[str] = set()
+
+
+@functools.lru_cache(maxsize=8)
+def _load(version: str) -> TorchData:
+    versions = known_versions()
+    if not versions:
+        raise FileNotFoundError(f"zlint ships no torch data in {DATA_DIR}")
+    wanted = parse_version(version)
+    chosen = wanted if wanted in versions else nearest_version(wanted, versions)
+    name = format_version(chosen)
+    raw = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    return _from_json(raw, None if chosen == wanted else format_version(wanted))
+
+
+def torch_data(version: str | None = None, settings: Any = None) -> TorchData:
+    """The facts for ``version`` (default: :func:`target_torch_version`), nearest if none shipped.
+
+    A fallback prints one warning line to stderr per process and version.
+    """
+    version = version or target_torch_version(settings)
+    data = _load(format_version(parse_version(version)))
+    if data.requested and data.requested not in _warned:
+        _warned.add(data.requested)
+        print(
+            f"zlint: warning: no torch data for torch {data.requested}; using the nearest, {data.version}",
+            file=sys.stderr,
+        )
+    return data
+
+
+# -- generating and checking the data from a live torch (generator script and --verify only) -----
+
+
+def _option_type(config: ModuleType, key: str) -> str:
+    get_type = getattr(config, "get_type", None)
+    if get_type is None:
+        return ""
+    try:
+        declared = get_type(key)
+    except Exception:
+        return ""
+    for name, typ in SIMPLE_TYPES.items():
+        if declared is typ:
+            return name
+    return ""
+
+
+def _namespace_names(module: ModuleType) -> set[str]:
+    # a config module is a module subclass: its methods (patch, ...) live on the class
+    names = set(dir(module)) | set(dir(type(module)))
+    if hasattr(module, "__path__"):
+        names |= {info.name for info in pkgutil.iter_modules(module.__path__)}
+    get_config_copy = getattr(module, "get_config_copy", None)
+    if callable(get_config_copy):
+        # _config also holds aliases and deprecated keys, which attribute access accepts
+        keys = set(get_config_copy()) | set(getattr(module, "_config", None) or ())
+        names |= {key.split(".", 1)[0] for key in keys}
+    names |= set(getattr(module, "_lazy_modules", ()) or ())
+    names |= set(getattr(module, "_deprecated_attrs", {}) or {})
+    return names
+
+
+def extract(torch: ModuleType) -> dict[str, Any]:
+    """The facts of the live ``torch`` passed in, in the shipped JSON shape."""
+    modules = {ns: importlib.import_module(ns) for ns in NAMESPACES}
+    inductor_config = modules["torch._inductor.config"]
+    dynamo_config = modules["torch._dynamo.config"]
+    inductor = importlib.import_module("torch._inductor")
+    dynamo = modules["torch._dynamo"]
+
+    signature = inspect.signature(torch.compile)
+    positional = sum(
+        1
+        for p in signature.parameters.values()
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    )
+    try:
+        source = inspect.getsource(torch.compile)
+    except (OSError, TypeError):
+        source = ""
+    popped = sorted(set(re.findall(r"options\.pop\(\s*[\"'](\w+)[\"']", source)))
+
+    modes = {mode: dict(sorted(opts.items())) for mode, opts in inductor.list_mode_options().items()}
+    try:
+        backends = dynamo.list_backends(exclude_tags=())
+    except TypeError:  # older signature
+        backends = dynamo.list_backends(None)
+    options = {key: _option_type(inductor_config, key) for key in inductor_config.get_config_copy()}
+    limits = {key: getattr(dynamo_config, key) for key in LIMIT_KEYS if hasattr(dynamo_config, key)}
+    version = format_version(parse_version(torch.__version__))
+    # keyword drift of the dim-marking API (maybe_mark_dynamic gained min=/max= in 2.15)
+    marking = {
+        name: sorted(inspect.signature(getattr(dynamo, name)).parameters)
+        for name in ("mark_dynamic", "maybe_mark_dynamic", "mark_static")
+        if callable(getattr(dynamo, name, None))
+    }
+    return {
+        "schema": SCHEMA,
+        "torch": version,
+        "compile_parameters": sorted(signature.parameters),
+        "compile_positional": positional,
+        "modes": modes,
+        "backends": sorted(backends),
+        "inductor_options": dict(sorted(options.items())),
+        "compile_only_options": popped,
+        "dynamo_limits": limits,
+        "marking_parameters": marking,
+        "names": {ns: sorted(_namespace_names(mod)) for ns, mod in modules.items()},
+    }
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """The shipped file's text: stable and diff-friendly, one name list per line."""
+    return json.dumps(data, indent=1, sort_keys=True) + "\n"
+
+
+def _diff(label: str, live: Any, shipped: Any, limit: int = 8) -> list[str]:
+    if live == shipped:
+        return []
+    if isinstance(live, (list, dict)) and isinstance(shipped, (list, dict)):
+        live_keys, shipped_keys = set(live), set(shipped)
+        out = []
+        missing = sorted(live_keys - shipped_keys)
+        extra = sorted(shipped_keys - live_keys)
+        if missing:
+            shown = ", ".join(map(str, missing[:limit]))
+            out.append(f"{label}: live torch has {len(missing)} not in the data: {shown}")
+        if extra:
+            out.append(f"{label}: the data has {len(extra)} not in live torch: {', '.join(map(str, extra[:limit]))}")
+        if isinstance(live, dict) and isinstance(shipped, dict):
+            changed = sorted(k for k in live_keys & shipped_keys if live[k] != shipped[k])
+            for key in changed[:limit]:
+                out.append(f"{label}[{key!r}]: live {live[key]!r}, data {shipped[key]!r}")
+        return out or [f"{label}: live {live!r}, data {shipped!r}"]
+    return [f"{label}: live {live!r}, data {shipped!r}"]
+
+
+def cross_check(live_torch_module: ModuleType) -> list[str]:
+    """Mismatches between the shipped data and the live torch (empty when they agree)."""
+    live = extract(live_torch_module)
+    path = DATA_DIR / f"{live['torch']}.json"
+    if not path.is_file():
+        versions = known_versions()
+        if not versions:
+            return [f"no torch data shipped at all (live torch {live['torch']})"]
+        near = format_version(nearest_version(parse_version(live["torch"]), versions))
+        problems = [f"no data for torch {live['torch']}; compared with the nearest, {near}"]
+        path = DATA_DIR / f"{near}.json"
+    else:
+        problems = []
+    shipped = json.loads(path.read_text(encoding="utf-8"))
+    for key in sorted(set(live) | set(shipped)):
+        if key in ("torch", "schema") and problems:
+            continue
+        if key == "names":
+            for ns in sorted(set(live.get(key, {})) | set(shipped.get(key, {}))):
+                problems += _diff(f"names[{ns}]", live[key].get(ns, []), shipped[key].get(ns, []))
+        else:
+            problems += _diff(key, live.get(key), shipped.get(key))
+    return problems

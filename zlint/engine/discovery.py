@@ -1,0 +1,106 @@
+"""Turn the paths a user gave into the Python files to lint, each with its settings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from zlint.core.settings import Settings, find_settings
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str  # as displayed: relative to the cwd when under it
+    settings: Settings
+
+
+@dataclass(frozen=True)
+class PathProblem:
+    path: str
+    reason: str
+
+
+def display_path(path: Path) -> str:
+    try:
+        return path.absolute().relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+class SettingsResolver:
+    """Nearest-config lookup, cached per directory; CLI overrides applied on top."""
+
+    def __init__(self, overrides: dict | None = None, fixed: Settings | None = None) -> None:
+        self._overrides = overrides or {}
+        self._fixed = fixed
+        self._by_dir: dict[Path, Settings] = {}
+
+    def for_path(self, path: Path) -> Settings:
+        if self._fixed is not None:
+            return self._fixed
+        directory = path.absolute() if path.is_dir() else path.absolute().parent
+        found = self._by_dir.get(directory)
+        if found is None:
+            found = self._by_dir[directory] = find_settings(directory).with_overrides(**self._overrides)
+        return found
+
+
+def discover(paths: list[str], resolver: SettingsResolver) -> Iterator[Target | PathProblem]:
+    """Files to lint, in a deterministic order. Explicitly named files are always linted."""
+    seen: set[str] = set()
+    for raw in paths:
+        path = Path(raw)
+        if not os.path.lexists(path):
+            yield PathProblem(raw, "no such file or directory")
+            continue
+        if path.is_dir():
+            found = 0
+            for file in _walk(path, resolver):
+                key = os.path.realpath(file)
+                if key not in seen:
+                    seen.add(key)
+                    found += 1
+                    yield Target(display_path(file), resolver.for_path(file))
+            if not found:
+                yield PathProblem(raw, "no Python files found")
+        elif path.is_file() or not path.exists():
+            key = os.path.realpath(path)
+            if key not in seen:
+                seen.add(key)
+                yield Target(display_path(path), resolver.for_path(path))
+        else:
+            yield PathProblem(raw, "not a regular file")
+
+
+def _walk(root: Path, resolver: SettingsResolver) -> Iterator[Path]:
+    visited: set[str] = set()
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        real = os.path.realpath(directory)
+        if real in visited:  # a symlink loop
+            continue
+        visited.add(real)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            child = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+                is_file = entry.is_file()
+            except OSError:
+                continue
+            if is_dir:
+                if not resolver.for_path(child).is_excluded(child):
+                    subdirs.append(child)
+            elif is_file and entry.name.endswith(PYTHON_SUFFIXES):
+                if not resolver.for_path(child).is_excluded(child):
+                    yield child
+        stack.extend(reversed(subdirs))

@@ -1,0 +1,259 @@
+"""The one linting engine: source text in, diagnostics out. Front ends are thin adapters.
+
+Per file: decode, check syntax, parse once with LibCST, compute the shared size facts once, and
+run every enabled rule in one batched traversal; then apply ``# noqa`` (:func:`lint_parsed`, from
+a text and ``ast`` parsed once for every pass over the file) and place the findings in the file's
+compiled scope (:func:`lint_source`; a run over many files places them with its project index).
+
+The fast path (:mod:`zlint.engine.prepass`) first decides from the ``ast`` and the text which enabled
+rules can report anything, and runs only those (parsing nothing when none can); then the
+candidate stage (:mod:`zlint.candidates.stage`) reduces the text LibCST parses to the functions that
+can hold a finding and what their facts read. Positions are resolved only for files with
+findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) parses every file whole and runs every
+enabled rule, the plain reference the fast path must equal (``benchmarks/run.py --check``).
+
+LibCST, the rule modules and the shared facts are imported when a file needs a rule run, not
+with this module: a file that fails to decode or parse, or whose settings enable no static rule,
+is linted without loading them (``tests/engine/test_startup_imports.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import traceback
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zlint.core import noqa, registry
+from zlint.core.diagnostics import Diagnostic, FileError
+from zlint.core.settings import Settings
+from zlint.core.source import (  # the reading half lives in source (no LibCST); re-exported here
+    MAX_FILE_BYTES,  # noqa: F401 - re-exported
+    MAX_NESTING,
+    FileResult,
+    ParsedSource,
+    SourceError,
+    caused_by_recursion,
+    check_syntax,  # noqa: F401 - re-exported
+    decode_source,  # noqa: F401 - re-exported
+    exception_summary,
+    full_path_default,
+    nesting_depth,
+    parse_source,
+    read_source,
+    too_large,  # noqa: F401 - re-exported
+)
+from zlint.scope.classify import FileScope, scope_for_file
+from zlint.scope.placement import place
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from zlint.candidates import stage as candidates
+    from zlint.rules.base import Rule
+
+
+def _failing_rule(exc: BaseException) -> str:
+    """What failed, from the innermost frame that tells: a rule's code when one of its own
+    methods raised; "shared facts" (naming the provider) when the failure is in the facts that
+    rules share, even when a rule's request for them started the computation; else "engine"."""
+    from libcst.metadata import BaseMetadataProvider
+
+    from zlint.rules.base import Rule
+
+    part = "engine"
+    for frame, _ in traceback.walk_tb(exc.__traceback__):
+        owner = frame.f_locals.get("self")
+        module = frame.f_globals.get("__name__", "")
+        if isinstance(owner, BaseMetadataProvider):
+            part = f"shared facts ({type(owner).__name__})"
+        elif isinstance(owner, Rule):
+            if not module.startswith("libcst"):
+                part = owner.code
+            elif frame.f_code.co_name == "resolve":  # LibCST resolving the metadata a rule declared
+                part = "shared facts"
+        elif module.startswith("zlint.facts."):
+            part = "shared facts"
+    return part
+
+
+def _never_raises(lint):
+    """Whatever fails inside, linting a file ends in a FileResult, never an exception
+    that would take the other files down; the error names what failed, on one line."""
+
+    @functools.wraps(lint)
+    def guarded(source, path="<string>", *args, **kwargs) -> FileResult:
+        try:
+            return lint(source, path, *args, **kwargs)
+        except MemoryError:
+            return FileResult(path, error=FileError(path, "out of memory"))
+        except Exception as exc:
+            reason = "too deeply nested to analyse" if caused_by_recursion(exc) else (
+                f"internal error in {_failing_rule(exc)}: {exception_summary(exc)} (please report)"
+            )
+            return FileResult(path, error=FileError(path, reason))
+
+    return guarded
+
+
+def run_rules(
+    module: cst.Module,
+    path: str,
+    rules: list[type[Rule]],
+    settings: Settings | None = None,
+    source: str | None = None,
+    tree: ast.Module | None = None,
+) -> list[Diagnostic]:
+    """Run ``rules`` over a parsed module in one batched traversal. ``source`` (the parsed text)
+    and its ``tree`` let positions be computed per statement (:mod:`zlint.cst.positions`)."""
+    from zlint.cst.batched import FastWrapper, visit_batched
+    from zlint.facts.imports import ImportMap
+    from zlint.facts.size_facts import SizeFactsProvider
+    from zlint.rules.base import FileContext, ScopeTracker
+
+    imports = ImportMap()
+    wrapper = FastWrapper(module, unsafe_skip_copy=True, cache={SizeFactsProvider: imports})
+    context = FileContext(
+        path=path, module=module, imports=imports, settings=settings, wrapper=wrapper, source=source, tree=tree
+    )
+    visitors: list = [ScopeTracker(context)]
+    visitors.extend(rule(context) for rule in rules)
+    visit_batched(wrapper, visitors)
+    return context.diagnostics
+
+
+def _parse_and_run(
+    text: str, path: str, rules: list[type[Rule]], settings: Settings, tree: ast.Module | None = None,
+    reduced: candidates.Plan | None = None,
+) -> list[Diagnostic] | FileError:
+    """Parse ``text`` (or the ``reduced`` text of the candidate stage) and run ``rules``."""
+    if reduced is not None:
+        if reduced.text is None:
+            return []  # no code can hold a finding: LibCST parses nothing
+        outcome = _parse_and_run(reduced.text, path, rules, settings)
+        if isinstance(outcome, FileError):
+            return outcome
+        return [d for d in outcome if not reduced.drops(d.line)]
+    import libcst as cst
+
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        return FileError(path, f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {exc.message}")
+    except (RecursionError, MemoryError):
+        return FileError(path, "too deeply nested to parse")
+    try:
+        return run_rules(module, path, rules, settings, source=text, tree=tree)
+    except RecursionError:
+        return FileError(path, "too deeply nested to analyse")
+    except Exception as exc:  # a bug in a rule must not take the other files down
+        if caused_by_recursion(exc):  # LibCST can turn a RecursionError into a KeyError
+            return FileError(path, "too deeply nested to analyse")
+        # exception_summary: one short line, even when str(exc) itself fails
+        return FileError(path, f"internal error in {_failing_rule(exc)}: {exception_summary(exc)} (please report)")
+
+
+@_never_raises
+def lint_source(
+    source: str | bytes,
+    path: str = "<string>",
+    settings: Settings | None = None,
+    full_path: bool | None = None,
+    scope: FileScope | None = None,
+) -> FileResult:
+    """Lint one file's contents. Never raises for bad input: problems come back as ``error``.
+
+    ``scope``: where the file's code runs, from the run's project index (:mod:`zlint.scope.index`);
+    None: computed from this file alone.
+
+    ``full_path``: run every enabled rule, skipping the fast path's pre-pass (default:
+    the ``ZLINT_FULL_PATH`` environment variable); the findings are the same either way.
+    """
+    settings = settings or Settings()
+    try:
+        parsed = parse_source(source, path)
+    except SourceError as exc:
+        return FileResult(path, error=FileError(path, str(exc)))
+    result = lint_parsed(parsed, path, settings, full_path)
+    if result.diagnostics:
+        result.diagnostics = place(result.diagnostics, scope or scope_for_file(path, parsed.tree), settings)
+    return result
+
+
+@_never_raises
+def lint_parsed(
+    parsed: ParsedSource, path: str = "<string>", settings: Settings | None = None, full_path: bool | None = None
+) -> FileResult:
+    """Lint a file already decoded and parsed (:func:`~zlint.core.source.parse_source`), up to the
+    findings before placement: ``# noqa`` applied, no scope or tier yet, sorted. What the result
+    cache stores: the findings depend on the file and its settings alone, and
+    :func:`zlint.scope.placement.place` adds what the run's project index says (:mod:`zlint.engine.parallel`)."""
+    settings = settings or Settings()
+    result = FileResult(path)
+    text, tree = parsed.text, parsed.tree
+    # LibCST's native parser segfaults on very deep nesting that ``ast`` accepts
+    if nesting_depth(tree, text) > MAX_NESTING:
+        result.error = FileError(path, f"too deeply nested to lint (more than {MAX_NESTING} levels)")
+        return result
+
+    codes = settings.enabled_codes(path)
+    file_noqa = noqa.file_suppression(text) if "noqa" in text else None
+    if file_noqa is not None:
+        codes = frozenset(c for c in codes if not file_noqa.covers(c))
+    rules: list[type[Rule]] = []
+    reduced = None
+    if registry.static_records(codes):  # rules to run: their modules (and LibCST) load now
+        from zlint import rules as rule_modules
+        from zlint.candidates import stage as candidates
+        from zlint.engine import prepass
+
+        rules = rule_modules.visitors(codes)
+        if not (full_path if full_path is not None else full_path_default()):
+            try:
+                rules = list(prepass.relevant_rules(text, tree, rules, settings))
+            except RecursionError:  # a pathological nesting depth: let the full path report it
+                pass
+        if rules and not (full_path if full_path is not None else full_path_default()):
+            try:
+                reduced = candidates.plan(text, tree, rules, settings)
+            except RecursionError:
+                pass
+    diagnostics: list[Diagnostic] = []
+    if rules:
+        outcome = _parse_and_run(text, path, rules, settings, tree=tree, reduced=reduced)
+        if isinstance(outcome, FileError):
+            result.error = outcome
+            return result
+        diagnostics = outcome
+    elif noqa.UNUSED_NOQA_CODE not in codes:
+        return result
+
+    lines = noqa.physical_lines(text)
+    kept = noqa.filter_suppressed(diagnostics, lines)
+    if noqa.UNUSED_NOQA_CODE in codes:  # opt-in: needs the findings from before suppression
+        unused = noqa.unused_noqa(text, path, diagnostics, codes, registry.RULES_BY_CODE)
+        kept.extend(noqa.filter_suppressed(unused, lines))
+    result.diagnostics = sorted(kept)
+    return result
+
+
+def preload(codes: Iterable[str]) -> None:
+    """Import now what linting with ``codes`` loads on first use (LibCST, the rule modules, the
+    shared facts): worker processes forked afterwards share it instead of each importing its own
+    (about 0.4 s of CPU per worker)."""
+    codes = frozenset(codes)
+    if registry.static_records(codes):
+        from zlint import rules  # noqa: F401
+        from zlint.facts import imports, size_facts  # noqa: F401
+
+        rules.visitors(codes)
+
+
+def lint_file(path: str | Path, settings: Settings | None = None) -> FileResult:
+    """Read and lint one file."""
+    data = read_source(path)
+    if isinstance(data, FileResult):
+        return data
+    return lint_source(data, str(path), settings)

@@ -1,0 +1,282 @@
+"""The ``zlint`` command: a thin front end over :func:`zlint.engine.lint.lint_file`.
+
+Exit codes: 0 clean, 1 findings, 2 a usage/config error or a file that could not be linted.
+
+A run imports only what it uses: the engine (LibCST, the rules) when a file is linted, the
+adoption steps, the fix loop and ``--verify`` when asked for, so a run whose files all hit the
+cache starts in the time of the modules below (``tests/engine/test_startup_imports.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from zlint import __version__, pipeline
+from zlint.core import registry
+from zlint.core.atomic import atomic_write
+from zlint.core.source import full_path_default
+from zlint.engine.cache import Cache, clean
+from zlint.engine.cache import default_directory as default_cache_dir
+from zlint.report import FORMATS, write_report
+from zlint.report.run import Run
+from zlint.report.writers import statistics
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, like every other zlint error
+        raise UsageError(message)
+
+
+def _selectors(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+def _sizes(value: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sizes wants comma-separated integers, got {value!r}") from None
+    if not sizes or any(n < 0 for n in sizes):
+        raise argparse.ArgumentTypeError(f"--sizes wants non-negative integers, got {value!r}")
+    return sizes
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return jobs
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--verify-timeout wants a number of seconds, got {value!r}") from None
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"--verify-timeout wants a positive number of seconds, got {value!r}")
+    return seconds
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="zlint",
+        description="Find PyTorch code that makes torch.compile specialize, guard and recompile on sizes.",
+        epilog="Also: `zlint rule CODE` prints a rule's doc; `zlint rules` lists the rules.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
+    parser.add_argument("--select", type=_selectors, help="codes or prefixes to enable (ZL1, ZL101, ALL)")
+    parser.add_argument("--extend-select", type=_selectors, help="codes or prefixes to enable in addition")
+    parser.add_argument("--ignore", type=_selectors, help="codes or prefixes to disable")
+    parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
+    parser.add_argument("--statistics", action="store_true", help="print counts per rule instead of findings")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (errors still exit 2)")
+    parser.add_argument("--output-file", metavar="PATH", help="write the report to PATH instead of stdout")
+    adoption = parser.add_mutually_exclusive_group()
+    adoption.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` to every reported line")
+    adoption.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")
+    parser.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE")
+    parser.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also apply unsafe fixes")
+    parser.add_argument("--diff", action="store_true", help="print the fixes as a diff; write nothing")
+    parser.add_argument(
+        "--compiled-only", action="store_true", default=None, help="report only findings in compiled code"
+    )
+    parser.add_argument(
+        "--scope", choices=("default", "all"), default=None,
+        help="default: findings in compiled and unknown code; all: also in code never compiled "
+        "(__init__, weight init, checkpoint conversion, preprocessing)",
+    )
+    parser.add_argument(
+        "--target", choices=("default", "single-graph"), default=None,
+        help="default: only what costs with plain torch.compile; single-graph (the default): also "
+        "what costs under mark_unbacked/backed_size_oblivious",
+    )
+    parser.add_argument(
+        "--jobs", type=_jobs, default=None, metavar="N",
+        help="worker processes for linting (default: all cores) and for --verify (default 1)",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="lint every file; neither read nor write the cache")
+    parser.add_argument("--cache-dir", metavar="DIR", help="where results are cached (default: .zlint_cache)")
+    verify = parser.add_argument_group("--verify (needs torch: pip install 'zlint[verify]')")
+    verify.add_argument("--verify", action="store_true", help="compile the flagged functions and confirm each finding")
+    verify.add_argument(
+        "--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to compile (auto: cuda if present)"
+    )
+    verify.add_argument("--backend", help="torch.compile backend (default: inductor on cuda, aot_eager on cpu)")
+    verify.add_argument("--sizes", type=_sizes, default=(2, 3, 5, 1, 0, 8), help="sizes to sweep (default 2,3,5,1,0,8)")
+    verify.add_argument(
+        "--verify-timeout", type=_seconds, default=120.0, metavar="SECONDS", help="per-function limit (default 120)"
+    )
+    verify.add_argument("--verify-strict", action="store_true", help="also fail on UNVERIFIABLE findings")
+    verify.add_argument(
+        "--verbose", action="store_true",
+        help="with --verify: explain effects set aside as torch's own (size pins inside ops, mode caveats)",
+    )
+    verify.add_argument(
+        "--verify-memory", type=int, default=4096, metavar="MiB",
+        help="per-worker memory limit (default 4096; 0: none)",
+    )
+    if not any(a.dest == "jobs" for a in parser._actions):
+        verify.add_argument("--jobs", type=int, default=1, help="verify worker processes (default 1)")
+    parser.add_argument("--version", action="version", version=f"zlint {__version__}")
+    return parser
+
+
+def _verify_options(args: argparse.Namespace, linted: list):
+    """The ``--verify`` flags, and the examples files the linted files' settings name, as the
+    runner's plain options."""
+    from zlint.verify.runner import VerifyOptions
+
+    examples = tuple(dict.fromkeys(f for _, settings in linted for f in settings.verify_examples))
+
+    return VerifyOptions(
+        sizes=tuple(args.sizes), device=args.device, backend=args.backend, timeout=args.verify_timeout,
+        jobs=max(1, args.jobs or 1), memory=args.verify_memory, verbose=args.verbose,
+        configured_examples=examples,
+    )
+
+
+def _print_rules() -> int:
+    rules = registry.records()
+    width = max(len(rule.name) for rule in rules)
+    for rule in rules:
+        # the marker is a column of its own, even where a summary also says it
+        summary = rule.summary.removesuffix("(opt-in)").rstrip()
+        opt_in = "" if rule.default_enabled else "  (opt-in)"
+        print(f"{rule.code}  {rule.name:<{width}}  {summary}{opt_in}")
+    return EXIT_CLEAN
+
+
+def _print_rule(argv: Sequence[str]) -> int:
+    if len(argv) != 1:
+        return _error("usage: zlint rule CODE")
+    from zlint.core.rule_docs import doc_text
+
+    code = argv[0].upper()
+    text = doc_text(code) if code in registry.RULES_BY_CODE else None
+    if text is None:
+        return _error(f"unknown rule {argv[0]!r} (see `zlint rules`)")
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return EXIT_CLEAN
+
+
+def _clean(argv: Sequence[str]) -> int:
+    """``zlint clean [--cache-dir DIR]``: remove the result cache."""
+    if argv[:1] == ["--cache-dir"] and len(argv) == 2:
+        directory = argv[1]
+    elif not argv:
+        directory = default_cache_dir()
+    else:
+        return _error("usage: zlint clean [--cache-dir DIR]")
+    try:
+        print(f"zlint: {clean(directory)}", file=sys.stderr)
+    except OSError as exc:
+        return _error(str(exc))
+    return EXIT_CLEAN
+
+
+def _error(message: str) -> int:
+    print(f"zlint: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def check(args: argparse.Namespace) -> int:
+    if args.baseline and args.write_baseline:  # before anything is linted or fixed
+        return _error("--baseline and --write-baseline cannot be combined")
+    overrides = {"select": args.select, "extend_select": args.extend_select, "ignore": args.ignore}
+    try:
+        for value in overrides.values():
+            registry.expand_all(value or ())
+    except registry.UnknownSelector as exc:
+        return _error(str(exc))
+    overrides["compiled_only"] = args.compiled_only
+    overrides["scope"] = args.scope
+    overrides["target"] = args.target
+    request = pipeline.Request(
+        args.paths,
+        overrides,
+        jobs=args.jobs,
+        cache=None if args.no_cache else Cache(args.cache_dir or default_cache_dir(), full_path_default()),
+        fix=args.fix,
+        diff=args.diff,
+        unsafe_fixes=args.unsafe_fixes,
+        baseline=args.baseline,
+        write_baseline=args.write_baseline,
+        add_noqa=args.add_noqa,
+        verify=(lambda linted: _verify_options(args, linted)) if args.verify else None,
+    )
+    try:
+        outcome = pipeline.run(request)
+    except pipeline.RunError as exc:
+        return _error(str(exc))
+    files, diagnostics, errors, fixer = outcome.files, outcome.diagnostics, outcome.errors, outcome.fixer
+    if fixer is not None and args.diff:  # the diff is the output; nothing is written
+        sys.stdout.write("".join(fixer.diffs))
+        for error in errors:
+            print(f"zlint: error: {error}", file=sys.stderr)
+        print(fixer.summary(), file=sys.stderr)
+        return EXIT_ERROR if errors else (EXIT_FINDINGS if fixer.diffs else EXIT_CLEAN)
+    if fixer is not None:
+        print(fixer.summary(), file=sys.stderr)
+    for note in outcome.notes:
+        print(f"zlint: {note}", file=sys.stderr)
+
+    run = Run(tuple(files), tuple(errors))
+    out = statistics(diagnostics, args.format) if args.statistics else write_report(args.format, diagnostics, run)
+    if args.output_file:
+        try:
+            atomic_write(args.output_file, out.encode("utf-8"))
+        except OSError as exc:
+            return _error(f"{args.output_file}: cannot write: {exc.strerror or exc}")
+    else:
+        sys.stdout.write(out)
+    for error in errors:
+        print(f"zlint: error: {error}", file=sys.stderr)
+    if args.format == "text" and not args.statistics:
+        noun = "finding" if len(diagnostics) == 1 else "findings"
+        n = len(files)
+        print(f"Found {len(diagnostics)} {noun} in {n} file{'s' if n != 1 else ''}.", file=sys.stderr)
+    if errors:
+        return EXIT_ERROR
+    if args.verify:  # CONFIRMED (or a mismatch) fails; NOT OBSERVED alone does not
+        from zlint.verify.runner import fails
+
+        failing = [d for d in diagnostics if fails(d, args.verify_strict)]
+        return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+    return EXIT_FINDINGS if diagnostics and not args.exit_zero else EXIT_CLEAN
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv[:1] == ["rules"]:
+            return _print_rules()
+        if argv[:1] == ["rule"]:
+            return _print_rule(argv[1:])
+        if argv[:1] == ["clean"]:
+            return _clean(argv[1:])
+        if argv[:1] == ["check"]:
+            argv = argv[1:]
+        return check(build_parser().parse_args(argv))
+    except UsageError as exc:
+        return _error(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

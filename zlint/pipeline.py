@@ -1,0 +1,145 @@
+"""The run every front end uses: discover -> index and lint -> fix -> adopt -> verify.
+
+A run is one project: every file it lints is placed with the same project index (the compiled
+scope of the whole run), whether it was linted in a worker, read from the cache or fixed. So
+``zlint FILES`` and ``zlint --fix FILES`` report the same findings on the files no fix changes,
+and a fixed file's remaining findings are placed as they would be without ``--fix``.
+
+Front ends only turn their options into a :class:`Request` and print the :class:`Outcome`: the
+command line (:mod:`zlint.frontends.cli`) runs every step; the flake8 plugin, which gets one file
+at a time from flake8, runs :func:`lint_one`. Each step loads what it needs when it runs: the
+engine's LibCST half when a file misses the cache, the fix loop under ``--fix``, the adoption
+steps when asked for, and ``zlint.verify`` (torch, in workers) only under ``--verify``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from zlint.core.diagnostics import Diagnostic, FileError
+from zlint.core.settings import Settings
+from zlint.core.source import FileResult
+from zlint.engine.cache import Cache
+from zlint.engine.discovery import PathProblem, SettingsResolver, discover
+from zlint.engine.parallel import LintedRun, lint_run
+from zlint.engine.workers import fewer_collections
+
+if TYPE_CHECKING:
+    from zlint.engine.fixes import FixSession
+
+
+class RunError(Exception):
+    """A problem that stops the whole run (bad config, an unusable baseline, ``--verify`` unable to
+    start): one line, exit 2."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to run: the paths, the command-line overrides of the settings, and the optional steps."""
+
+    paths: Sequence[str]
+    overrides: dict[str, Any] = field(default_factory=dict)
+    jobs: int | None = None
+    cache: Cache | None = None
+    #: ``--fix`` / ``--diff``: apply (or show) the safe fixes, and the unsafe ones too when asked
+    fix: bool = False
+    diff: bool = False
+    unsafe_fixes: bool = False
+    baseline: str | None = None
+    write_baseline: str | None = None
+    add_noqa: bool = False
+    #: ``--verify``: the runner's options, made from the linted ``(path, settings)`` pairs
+    verify: Callable[[list[tuple[str, Settings]]], Any] | None = None
+
+
+@dataclass
+class Outcome:
+    """What a run found: the files it linted, its findings (sorted), the files it could not lint,
+    and what the fix and adoption steps have to say."""
+
+    files: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)
+    linted: list[tuple[str, Settings]] = field(default_factory=list)
+    fixer: FixSession | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def run(request: Request) -> Outcome:
+    """Every step of one run, in order. Raises :class:`RunError` for what stops the run."""
+    from zlint.core.settings import ConfigError
+
+    outcome = Outcome()
+    ordered: list[FileError | int] = []  # errors keep their place among the files' own
+    try:
+        for item in discover(request.paths or ["."], SettingsResolver(request.overrides)):
+            if isinstance(item, PathProblem):
+                ordered.append(FileError(item.path, item.reason))
+                continue
+            outcome.files.append(item.path)
+            outcome.linted.append((item.path, item.settings))
+            ordered.append(len(outcome.linted) - 1)
+    except ConfigError as exc:
+        raise RunError(f"{exc.path}: {exc}") from None
+
+    with fewer_collections():  # one pass per file: its project-index summary and its findings
+        linted = lint_run(outcome.linted, request.jobs, request.cache)
+    results = linted.results
+    if request.fix or request.diff:
+        results = _fixed(linted, outcome, request)
+    for entry in ordered:
+        if isinstance(entry, FileError):
+            outcome.errors.append(entry)
+            continue
+        outcome.diagnostics.extend(results[entry].diagnostics)
+        if results[entry].error is not None:
+            outcome.errors.append(results[entry].error)
+    outcome.diagnostics.sort()
+
+    if request.diff:  # the diff is the output: nothing is adopted, verified or written
+        return outcome
+    if request.baseline is not None or request.write_baseline is not None or request.add_noqa:
+        _adopt(outcome, request)
+    if request.verify is not None:  # zlint.verify (and through it torch, in workers) only here
+        from zlint.verify.runner import run_from_cli
+
+        verified = run_from_cli(request.verify(outcome.linted), outcome.diagnostics, outcome.linted)
+        if isinstance(verified, str):
+            raise RunError(verified)
+        outcome.diagnostics = verified
+    return outcome
+
+
+def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileResult]:
+    """The fix step: each file with a fix to apply goes through the fix loop, re-linted and placed
+    with the run's project index; the other files keep the results the run already has."""
+    from zlint.engine.fixes import FixSession, selected_fixes
+
+    fixer = outcome.fixer = FixSession(request.unsafe_fixes, request.diff)
+    results = list(linted.results)
+    for index, (path, settings) in enumerate(outcome.linted):
+        result = results[index]
+        if result.error is not None or not selected_fixes(result.diagnostics, request.unsafe_fixes):
+            continue
+        fixed = fixer.lint(path, settings, scope=linted.project.scope_of(path))
+        results[index] = FileResult(path, fixed.diagnostics, fixed.error)
+    return results
+
+
+def _adopt(outcome: Outcome, request: Request) -> None:
+    from zlint.adoption.actions import BaselineError, adopt
+
+    try:
+        adoption = adopt(
+            outcome.diagnostics,
+            baseline=request.baseline,
+            write_baseline_to=request.write_baseline,
+            add_noqa_comments=request.add_noqa,
+        )
+    except BaselineError as exc:
+        raise RunError(str(exc)) from None
+    outcome.diagnostics = adoption.diagnostics
+    outcome.errors.extend(adoption.errors)
+    outcome.notes.extend(adoption.notes)

@@ -1,0 +1,330 @@
+"""Where code runs under ``torch.compile``, across the files of one run.
+
+A cheap ``ast`` pass over each file (:func:`~zlint.scope.file_summary.summarize`) records its
+classes, functions, the calls each function makes, its imports and what it says about compiling;
+:mod:`zlint.scope.names` resolves names across the files. :func:`classify` then labels
+every function of the run:
+
+* ``compiled``: the ``forward`` of an ``nn.Module`` (dynamo traces ``forward`` whenever a model is
+  compiled, whoever compiles it), a function passed to or decorated with ``torch.compile``, and
+  everything these call (``self.method()``, helpers of the module, imported helpers that resolve to
+  a file of the run);
+* ``never``: code that runs once, eagerly, outside any compiled call: construction (``__init__``),
+  weight initialization, state-dict loading and checkpoint conversion, input preprocessing
+  (processors, tokenizers, feature extractors), configuration, functions dynamo is told to skip
+  (``torch.compiler.disable``), branches dynamo never takes (``if not is_compiling():``), and
+  helpers only such code calls;
+* ``unknown``: the rest.
+
+The answer for one file is a :class:`FileScope`: small, picklable, hashable into the cache key.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from zlint.scope.compile_state import absolute_name, known_predicate_value, skipped_operands, tree_value
+from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, _Function, qualify, summarize
+from zlint.scope.host_roles import ATTENTION_PROCESSOR, checkpoint_role, class_role, file_role, function_role
+from zlint.scope.names import Key, Project
+
+__all__ = ["COMPILED", "NEVER", "UNKNOWN", "FileScope", "FileSummary", "classify", "scope_for_file", "summarize"]
+
+COMPILED, NEVER, UNKNOWN = "compiled", "never", "unknown"
+
+SKIPPED_OPERAND = "not evaluated under torch.compile"
+# dynamo runs what these decorate eagerly (TorchScript's jit.ignore/unused say nothing to dynamo)
+_DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo"})
+
+
+@dataclass(frozen=True)
+class FileScope:
+    """The compiled scope of one file: line regions, innermost wins, plus the single-graph facts."""
+
+    #: (start line, end line, scope, reason), outermost first
+    regions: tuple[tuple[int, int, str, str], ...] = ()
+    #: this file enables backed_size_oblivious / any single-graph mode
+    size_oblivious_here: bool = False
+    single_graph_here: bool = False
+    #: some file of the run does
+    size_oblivious_project: bool = False
+    single_graph_project: bool = False
+    #: (line, column, end line, end column) of operands dynamo never evaluates: an expression
+    #: inside whatever region holds it, so it wins over the regions
+    skipped: tuple[tuple[int, int, int, int], ...] = ()
+
+    def classify(self, line: int, column: int | None = None) -> tuple[str, str]:
+        """(scope, reason) of the code at ``line`` (and ``column``, 0-based, when known: an
+        operand dynamo skips may share its line with code that runs)."""
+        if column is not None:
+            for start, start_column, end, end_column in self.skipped:
+                if (start, start_column) <= (line, column) < (end, end_column):
+                    return NEVER, SKIPPED_OPERAND
+        found = (NEVER, "module level (runs at import)")
+        for start, end, scope, reason in self.regions:
+            if start <= line <= end:
+                found = (scope, reason)  # later regions are nested deeper
+        return found
+
+
+def _marked_never(function: _Function) -> str | None:
+    """An explicit marker that dynamo skips ``function``: it wins over reachability."""
+    for decorator in function.decorators:
+        if decorator in _DISABLE:
+            return f"@{decorator}"
+    return None
+
+
+def _class_names(project: Project, path: str, cls: str, seen: frozenset = frozenset()) -> list[str]:
+    """The short names of a class and of all its bases, through classes of the run."""
+    info = project.files[path].classes[cls]
+    names = [cls.rsplit(".", 1)[-1]]
+    for base in info.bases:
+        names.append(base.rsplit(".", 1)[-1])
+        found = project.class_of(path, base)
+        if found is not None and found not in seen and found != (path, cls):
+            names.extend(_class_names(project, *found, seen | {(path, cls)}))
+    return names
+
+
+def _never_reason(project: Project, path: str, function: _Function) -> str | None:
+    """Why ``function`` never runs compiled, from what it is, or None. These are heuristics:
+    a function that compiled code reaches is compiled whatever this says."""
+    reason = function_role(function.name)
+    if reason is not None:
+        return reason
+    if function.mutates_module:
+        return "changes the model's parameters or buffers (setup)"
+    if function.does_io:
+        return "reads or writes files (setup or export)"
+    if function.cls is not None and not project.is_module_class(path, function.cls):
+        return class_role(_class_names(project, path, function.cls), function.cls.rsplit(".", 1)[-1])
+    return None
+
+
+def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
+    """The :class:`FileScope` of every file of the run."""
+    project = Project(summaries)
+    verdict: dict[Key, tuple[str, str]] = {}
+    functions = {(p, q): f for p, s in project.files.items() for q, f in s.functions.items()}
+
+    # explicit markers first; name and class heuristics only for what compiled code never reaches
+    by_role: set[Key] = set()
+    for key, function in functions.items():
+        if PurePath(key[0]).name.startswith("convert_"):
+            verdict[key] = (NEVER, "conversion script")
+            continue
+        role = file_role(key[0])
+        if role is not None:  # a role by name; an explicit torch.compile still wins (below)
+            verdict[key] = (NEVER, role)
+            by_role.add(key)
+            continue
+        if function.name == "forward" and function.takes_session:
+            # the driver of a streaming model (video tracking): Python bookkeeping per frame
+            # around the submodules, whose own forwards are what gets compiled
+            verdict[key] = (NEVER, "streaming driver (takes an inference session)")
+            continue
+        reason = _marked_never(function)
+        if reason is not None:
+            verdict[key] = (NEVER, reason)
+
+    # compiled roots: forwards of modules, functions handed to torch.compile
+    work: list[Key] = []
+    for key, function in functions.items():
+        if key in verdict:
+            continue
+        path = key[0]
+        if function.name == "forward" and function.cls and project.is_module_class(path, function.cls):
+            verdict[key] = (COMPILED, f"forward of {function.cls.rsplit('.', 1)[-1]}")
+            work.append(key)
+        elif function.name == "__call__" and function.cls and ATTENTION_PROCESSOR.search(function.cls):
+            # `Attention.forward` dispatches to whichever processor object it was given
+            verdict[key] = (COMPILED, f"attention processor ({function.cls.rsplit('.', 1)[-1]})")
+            work.append(key)
+        elif any(d in COMPILE_CALLS for d in function.decorators):
+            verdict[key] = (COMPILED, "decorated with torch.compile")
+            work.append(key)
+    for key in by_role:
+        if any(d in COMPILE_CALLS for d in functions[key].decorators):
+            verdict[key] = (COMPILED, "decorated with torch.compile")
+            work.append(key)
+    for path, summary in project.files.items():
+        for owner, name in summary.compiled_names:
+            for key in _compiled_targets(project, path, owner, name):
+                if verdict.get(key, (None,))[0] is None or key in by_role:
+                    verdict[key] = (COMPILED, "passed to torch.compile")
+                    work.append(key)
+
+    dead_code = {path: _read_guards(project, path) for path in project.files}
+    callers: dict[Key, set[Key]] = {}
+    branch_callers: dict[Key, Key] = {}  # called from a branch dynamo never takes
+    for key, function in functions.items():
+        for callee in project.callees(key[0], function):
+            if callee != key:
+                callers.setdefault(callee, set()).add(key)
+        if function.branch_calls:
+            for callee in project.callees(key[0], function, function.branch_calls):
+                branch_callers.setdefault(callee, key)
+    calls: dict[Key, set[Key]] = {}
+    for callee, who in callers.items():
+        for caller in who:
+            calls.setdefault(caller, set()).add(callee)
+
+    while work:  # what compiled code calls is compiled
+        key = work.pop()
+        for callee in sorted(calls.get(key, ())):  # sorted: the same reason on every run
+            if callee not in verdict:
+                verdict[callee] = (COMPILED, f"called from {key[1]}")
+                work.append(callee)
+
+    for key, function in functions.items():
+        if key not in verdict:
+            reason = _never_reason(project, key[0], function)
+            if reason is not None:
+                verdict[key] = (NEVER, reason)
+
+    _propagate_never(functions, verdict, callers, branch_callers)
+    # the weakest hint last, so that "called only from ..." keeps its more telling reason
+    for key, function in functions.items():
+        if key not in verdict:
+            reason = checkpoint_role(function.params)
+            if reason is not None:
+                verdict[key] = (NEVER, reason)
+    _propagate_never(functions, verdict, callers, branch_callers)
+
+    oblivious = any(s.size_oblivious for s in project.files.values())
+    single = any(s.single_graph for s in project.files.values())
+    out: dict[str, FileScope] = {}
+    for path, summary in project.files.items():
+        regions: list[tuple[int, int, str, str]] = []
+        every = [*summary.functions.items(), *((f.qualname, f) for f in summary.shadowed)]
+        for qual, function in sorted(every, key=lambda kv: (kv[1].start, -kv[1].end)):
+            scope, reason = verdict.get((path, qual), (None, ""))
+            if scope is None:
+                scope, reason = _inherited(regions, function) or (UNKNOWN, "no compiled caller found")
+            regions.append((function.start, function.end, scope, reason))
+        regions.extend((s, e, NEVER, why) for s, e, why in dead_code[path][0])
+        regions.extend((s, e, NEVER, "error path (runs only on the way to raising)") for s, e in summary.error_paths)
+        regions.sort(key=lambda r: (r[0], -r[1]))
+        out[path] = FileScope(
+            tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single,
+            tuple(sorted(dead_code[path][1])),
+        )
+    return out
+
+
+def _read_guards(
+    project: Project, path: str
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, int, int]]]:
+    """Decide the file's compile-state tests now that every predicate of the run is known: the
+    calls of a branch dynamo takes join the function's calls, those of a branch it never takes
+    become ``branch_calls``. Returns the line spans dynamo never runs (branches), and the
+    positions of the operands it never evaluates."""
+    summary = project.files[path]
+    dead: dict[tuple[int, int], bool] = {}
+    spans: list[tuple[int, int, str]] = []
+    skipped: list[tuple[int, int, int, int]] = []
+    for index, guard in enumerate(summary.guards):
+        function = summary.functions.get(guard.function)
+        def call_value(name: str) -> bool | None:
+            return _predicate_value(name, path, project)
+
+        value = tree_value(guard.test, call_value)
+        inside_dead = guard.parent is not None and dead[guard.parent]
+        for branch, span in enumerate((guard.body, guard.orelse)):
+            never = inside_dead or (value is not None and value is (branch == 1))
+            dead[(index, branch)] = never
+            if function is not None:
+                (function.branch_calls if never else function.calls).update(guard.calls[branch])
+            if never and span is not None and not inside_dead:
+                spans.append((*span, "branch not taken under torch.compile"))
+        if not inside_dead:
+            for line, column, end, end_column, decided in skipped_operands(guard.test, call_value):
+                skipped.append((line, column, end, end_column))
+                if end > decided:  # whole lines after the deciding operand, for line-only queries
+                    spans.append((max(line, decided + 1), end, SKIPPED_OPERAND))
+    return spans, skipped
+
+
+def _predicate_value(name: str, path: str, project: Project, seen: frozenset = frozenset()) -> bool | None:
+    """What calling ``name`` (in ``path``) returns under dynamo: known for torch's and libraries'
+    predicates; a predicate defined in the run is read from what it returns."""
+    qualified = qualify(project.files[path], name) or name
+    if qualified.startswith("."):  # `from .utils import is_tracing` inside a library's package
+        qualified = absolute_name(path, qualified) or qualified
+    known = known_predicate_value(qualified)
+    if known is not None:
+        return known
+    found = project.resolve_symbol(path, name)
+    if found is None or found in seen:
+        return None
+    returns = project.files[found[0]].predicates.get(found[1])
+    if returns is None:
+        return None
+    return tree_value(returns, lambda callee: _predicate_value(callee, found[0], project, seen | {found}))
+
+
+def _propagate_never(
+    functions: dict[Key, _Function],
+    verdict: dict[Key, tuple[str, str]],
+    callers: dict[Key, set[Key]],
+    branch_callers: dict[Key, Key],
+) -> None:
+    """Helpers that only never-compiled code (or a branch dynamo never takes) calls are never
+    compiled either."""
+    changed = True
+    while changed:
+        changed = False
+        for key in functions:
+            who = callers.get(key, set())
+            if key in verdict or not (who or key in branch_callers):
+                continue
+            if all(verdict.get(c, (None,))[0] == NEVER for c in who):
+                if who:
+                    why = f"called only from {sorted(who)[0][1]}"
+                else:
+                    why = f"called only in a tracing/scripting branch of {branch_callers[key][1]}"
+                verdict[key] = (NEVER, why)
+                changed = True
+
+
+def _inherited(regions: list[tuple[int, int, str, str]], function: _Function) -> tuple[str, str] | None:
+    """A nested function runs where its enclosing function runs."""
+    for start, end, scope, reason in reversed(regions):
+        if start <= function.start and function.end <= end and scope != UNKNOWN:
+            return scope, reason
+    return None
+
+
+def _compiled_targets(project: Project, path: str, owner: str, name: str) -> list[Key]:
+    """The functions ``torch.compile(name)`` (written in function ``owner``) compiles."""
+    summary = project.files[path]
+    name = name.removesuffix(".forward")
+    if name.startswith("self.") and owner:
+        cls = owner.rsplit(".", 1)[0]
+        if cls in summary.classes:
+            attr = name[5:]
+            hit = project.method(path, cls, attr)
+            if hit is not None:
+                return [hit]
+            module = project.attribute_class(path, cls, attr)
+            forward = project.method(*module, "forward") if module else None
+            return [forward] if forward else []
+        return []
+    callee = summary.instances.get(name, name)
+    found = project.resolve_symbol(path, callee)
+    if found is None:
+        return []
+    file, symbol = found
+    if symbol in project.files[file].classes:  # torch.compile(model) with model = Net(...)
+        forward = project.method(file, symbol, "forward")
+        return [forward] if forward else []
+    return [found]
+
+
+def scope_for_file(path: str, tree: ast.Module) -> FileScope:
+    """The scope of one file linted on its own (no project index)."""
+    return classify([summarize(path, tree)])[path]

@@ -1,0 +1,348 @@
+"""What one file defines, imports, calls and compiles, from one cheap ``ast`` pass
+(:func:`summarize`): the input of the run-wide compiled scope (:mod:`zlint.scope.classify`).
+Summaries are small and JSON-able, so the project index caches them by the file's bytes.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from zlint.core.ast_walk import walk
+from zlint.scope.compile_state import PREDICATE, calls_predicate, dotted, predicate_returns, test_tree
+from zlint.scope.host_roles import SESSION
+
+# Reading or writing files: dynamo cannot trace it, and model code does it only at setup or export
+IO_CALLS = frozenset({
+    "open", "io.open", "torch.load", "torch.save", "numpy.load", "numpy.save", "numpy.loadtxt",
+    "json.load", "json.dump", "pickle.load", "pickle.dump", "yaml.safe_load",
+    "safetensors.torch.load_file", "safetensors.torch.save_file", "safetensors.safe_open",
+})
+IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes"})
+COMPILE_CALLS = frozenset({"torch.compile"})
+
+
+@dataclass
+class _Function:
+    qualname: str
+    name: str
+    start: int
+    end: int
+    cls: str | None  # qualified name of the class whose method this is
+    calls: set[str] = field(default_factory=set)  # dotted callee names as written
+    decorators: list[str] = field(default_factory=list)
+    params: tuple[str, ...] = ()
+    #: methods referenced without a call (`fn = self.compute_rope`): called later by this code
+    refs: set[str] = field(default_factory=set)
+    #: callees called only inside branches dynamo never takes (tracing/scripting/not compiling)
+    branch_calls: set[str] = field(default_factory=set)
+    #: registers a buffer or parameter on the module, or assigns one: it changes the model (setup)
+    mutates_module: bool = False
+    #: takes an inference session (`inference_session: Sam3VideoInferenceSession`): a stateful
+    #: host-side object that a streaming driver updates frame by frame
+    takes_session: bool = False
+    #: reads or writes files (`open`, `torch.load`, `json.dump`, ...): setup or export work
+    does_io: bool = False
+
+
+@dataclass
+class _Guard:
+    """An ``if`` in a function whose test calls a compile-state predicate; read in :func:`classify`,
+    once every predicate of the run is known."""
+
+    function: str  # qualname of the function holding it
+    test: list  # the test as a small JSON-able tree (zlint.scope.compile_state.test_tree)
+    body: tuple[int, int]
+    orelse: tuple[int, int] | None
+    #: callees called in the body / in the else branch (kept out of the function's own calls)
+    calls: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
+    #: the guard and branch (0 body, 1 else) this one is nested in, if any
+    parent: tuple[int, int] | None = None
+
+
+@dataclass
+class _Class:
+    qualname: str
+    bases: list[str]
+    methods: dict[str, str] = field(default_factory=dict)  # name -> function qualname
+    attributes: dict[str, str] = field(default_factory=dict)  # self.x = Cls(...) -> callee name
+
+
+@dataclass
+class FileSummary:
+    """What one file defines, imports, calls and compiles (from its ``ast``)."""
+
+    path: str
+    #: local name -> dotted target (``nn`` -> ``torch.nn``, ``helper`` -> ``.utils.helper``)
+    imports: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, _Function] = field(default_factory=dict)
+    classes: dict[str, _Class] = field(default_factory=dict)
+    #: callee expressions passed to torch.compile / compiled in place, as (owner qualname, dotted)
+    compiled_names: list[tuple[str, str]] = field(default_factory=list)
+    #: module-level `name = Cls(...)` bindings, for `torch.compile(model)`
+    instances: dict[str, str] = field(default_factory=dict)
+    #: earlier definitions of a name defined again (`if cond: def f` / `else: def f`): they run
+    #: where the later one with the same qualified name runs
+    shadowed: list[_Function] = field(default_factory=list)
+    #: (first line, last line) of blocks that end by raising, and of raise statements
+    error_paths: list[tuple[int, int]] = field(default_factory=list)
+    #: tests calling a compile-state predicate, in source order
+    guards: list[_Guard] = field(default_factory=list)
+    #: predicate functions defined here (`def is_tracing(...)`): qualname -> tree of what they return
+    predicates: dict[str, list] = field(default_factory=dict)
+    size_oblivious: bool = False  # enables backed_size_oblivious
+    single_graph: bool = False  # enables any single-graph mode (also mark_unbacked, Dim.DYNAMIC)
+
+
+def qualify(summary: FileSummary, name: str | None) -> str | None:
+    """``nn.Module`` -> ``torch.nn.Module`` through the file's imports."""
+    if not name:
+        return None
+    head, _, rest = name.partition(".")
+    target = summary.imports.get(head)
+    if target is None:
+        return name
+    return f"{target}.{rest}" if rest else target
+
+
+class _Summarizer:
+    """Statements are walked recursively (they carry the scope); the expressions of each
+    statement are scanned flat, in ``ast.walk``'s order (:func:`zlint.core.ast_walk.walk`), several
+    times cheaper than a visitor."""
+
+    def __init__(self, summary: FileSummary) -> None:
+        self.summary = summary
+        self.scope: list[str] = []
+        self.classes: list[_Class] = []
+        self.functions: list[_Function] = []
+        self.guard_at: tuple[int, int] | None = None  # (guard, branch) holding the current code
+        self.shares_a_line: set[int] = set()  # first lines of blocks written on their test's line
+
+    def body(self, statements: list[ast.stmt]) -> None:
+        for stmt in statements:
+            self.statement(stmt)
+
+    def statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            self.klass(stmt)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    self.summary.imports[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    self.summary.imports.setdefault(head, head)
+        elif isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                if alias.name != "*":
+                    sep = "" if module.endswith(".") else "."
+                    self.summary.imports[alias.asname or alias.name] = f"{module}{sep}{alias.name}"
+        else:
+            if self.functions:
+                self.error_paths(stmt)
+            if isinstance(stmt, ast.If) and self.guarded(stmt):
+                return
+            if isinstance(stmt, ast.Assign):
+                self.assign(stmt.targets, stmt.value)
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                self.assign([stmt.target], stmt.value)
+            nested = [getattr(stmt, name, None) for name in ("body", "orelse", "finalbody")]
+            nested += [h.body for h in getattr(stmt, "handlers", ())]
+            nested += [c.body for c in getattr(stmt, "cases", ())]
+            for expr in _own_expressions(stmt):
+                self.expressions(expr)
+            for block in nested:
+                if isinstance(block, list):
+                    self.body(block)
+
+    def klass(self, node: ast.ClassDef) -> None:
+        qual = ".".join([*self.scope, node.name])
+        info = _Class(qual, [b for b in (dotted(base) for base in node.bases) if b])
+        self.summary.classes[qual] = info
+        for expr in (*node.bases, *node.keywords, *node.decorator_list):
+            self.expressions(expr)
+        self.scope.append(node.name)
+        self.classes.append(info)
+        self.body(node.body)
+        self.classes.pop()
+        self.scope.pop()
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qual = ".".join([*self.scope, node.name])
+        parent = ".".join(self.scope)
+        cls = self.classes[-1].qualname if self.classes and self.classes[-1].qualname == parent else None
+        info = _Function(qual, node.name, node.lineno, node.end_lineno or node.lineno, cls)
+        args = node.args
+        info.params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+        info.takes_session = any(
+            SESSION.search(dotted(a.annotation) or "") for a in (*args.posonlyargs, *args.args) if a.annotation
+        )
+        if node.decorator_list:
+            info.start = min(d.lineno for d in node.decorator_list)
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = qualify(self.summary, dotted(target))
+            if name:
+                info.decorators.append(name)
+        if qual in self.summary.functions:
+            self.summary.shadowed.append(self.summary.functions[qual])
+        self.summary.functions[qual] = info
+        if cls is not None:
+            self.classes[-1].methods[node.name] = qual
+        for decorator in node.decorator_list:  # torch.compile(...) in a decorator is a site
+            self.expressions(decorator)
+        if PREDICATE.match(node.name):
+            returns = predicate_returns(node)
+            if returns is not None:
+                self.summary.predicates[qual] = returns
+        self.scope.append(node.name)
+        self.functions.append(info)
+        outer, self.guard_at = self.guard_at, None
+        self.body(node.body)
+        self.guard_at = outer
+        self.functions.pop()
+        self.scope.pop()
+
+    def error_paths(self, stmt: ast.stmt) -> None:
+        """A block that ends by raising runs only on the way to an error (`if bad: msg = ...;
+        raise`), and so does a ``raise`` itself: what they cost is paid once, on failure."""
+        blocks: list[list[ast.stmt]] = []
+        if isinstance(stmt, ast.If):
+            blocks = [stmt.body, stmt.orelse]
+        elif isinstance(stmt, ast.Try):
+            blocks = [h.body for h in stmt.handlers]
+        elif isinstance(stmt, ast.Raise):
+            blocks = [[stmt]]
+        opened = getattr(stmt, "test", None)
+        after = (opened.end_lineno or opened.lineno) if opened is not None else stmt.lineno - 1
+        if isinstance(stmt, ast.Raise) and stmt.lineno in self.shares_a_line:
+            return  # `if bad: raise ...` on one line: the line also holds the test
+        for block in blocks:
+            if block and block[0].lineno <= after:
+                self.shares_a_line.add(block[0].lineno)
+            elif block and _raises(block[-1]):
+                end = max((s.end_lineno or s.lineno) for s in block)
+                self.summary.error_paths.append((block[0].lineno, end))
+
+    def guarded(self, node: ast.If) -> bool:
+        """Keep an ``if`` whose test calls a compile-state predicate for :func:`classify`, with
+        the calls of each branch apart; False when the test calls none."""
+        if not self.functions:
+            return False
+        test = test_tree(node.test)
+        if not calls_predicate(test):
+            return False
+        body = (node.body[0].lineno, max((s.end_lineno or s.lineno) for s in node.body))
+        orelse = (node.orelse[0].lineno, max((s.end_lineno or s.lineno) for s in node.orelse)) if node.orelse else None
+        guard = _Guard(self.functions[-1].qualname, test, body, orelse, ([], []), self.guard_at)
+        index = len(self.summary.guards)
+        self.summary.guards.append(guard)
+        self.expressions(node.test)
+        outer = self.guard_at
+        for branch, statements in enumerate((node.body, node.orelse)):
+            self.guard_at = (index, branch)
+            self.body(statements)
+        self.guard_at = outer
+        return True
+
+    def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
+        for target in targets:
+            if (dotted(target) or "").endswith("backed_size_oblivious") and _is_true(value):
+                self.summary.size_oblivious = self.summary.single_graph = True
+            if self.functions and isinstance(target, ast.Attribute) and target.attr == "data":
+                self.functions[-1].mutates_module = True  # `module.weight.data = fused`: surgery
+        if not isinstance(value, ast.Call):
+            return
+        callee = dotted(value.func)
+        if self.functions and (callee or "").endswith("Parameter"):
+            if any(isinstance(t, ast.Attribute) for t in targets):  # `self.w = nn.Parameter(...)`
+                self.functions[-1].mutates_module = True
+        if not callee or not callee.rsplit(".", 1)[-1][:1].isupper():
+            return
+        for target in targets:
+            name = dotted(target)
+            if name and name.startswith("self.") and self.classes and name.count(".") == 1:
+                self.classes[-1].attributes.setdefault(name[5:], callee)
+            elif name and not self.functions:
+                self.summary.instances[name] = callee
+
+    def expressions(self, root: ast.AST) -> None:
+        called: set[int] = set()
+        for node in walk(root):  # parents come before children: a callee is seen as called
+            if isinstance(node, ast.Call):
+                self.call(node)
+                called.add(id(node.func))
+            elif isinstance(node, ast.Attribute) and id(node) not in called and self.functions:
+                if isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(node.ctx, ast.Load):
+                    self.functions[-1].refs.add(node.attr)
+            elif isinstance(node, ast.Attribute) and node.attr == "DYNAMIC":
+                if (dotted(node.value) or "").endswith("Dim"):
+                    self.summary.single_graph = True
+
+    def call(self, node: ast.Call) -> None:
+        callee = dotted(node.func)
+        if callee is None:
+            return
+        last = callee.rsplit(".", 1)[-1]
+        if self.functions:
+            if self.guard_at is not None:
+                guard, branch = self.guard_at
+                self.summary.guards[guard].calls[branch].append(callee)
+            else:
+                self.functions[-1].calls.add(callee)
+            if last in ("register_buffer", "register_parameter") and callee.startswith("self."):
+                self.functions[-1].mutates_module = True
+            if last in IO_METHODS or (qualify(self.summary, callee) or callee) in IO_CALLS:
+                self.functions[-1].does_io = True
+        if last == "mark_unbacked":
+            self.summary.single_graph = True
+        if any(k.arg == "backed_size_oblivious" and _is_true(k.value) for k in node.keywords):
+            self.summary.size_oblivious = self.summary.single_graph = True
+        qualified = qualify(self.summary, callee)
+        owner = ".".join(self.scope)
+        if qualified in COMPILE_CALLS and node.args:
+            first = node.args[0]
+            target = dotted(first.func) if isinstance(first, ast.Call) else dotted(first)
+            if target:
+                self.summary.compiled_names.append((owner, target))
+        elif last == "compile" and qualified == callee and "." in callee and not node.args:
+            self.summary.compiled_names.append((owner, callee.rsplit(".", 1)[0]))  # model.compile()
+
+
+def _raises(stmt: ast.stmt) -> bool:
+    """``raise``, ``assert False`` or ``torch._assert(False, ...)``."""
+    if isinstance(stmt, ast.Raise):
+        return True
+    if isinstance(stmt, ast.Assert):
+        return isinstance(stmt.test, ast.Constant) and not stmt.test.value
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
+        name, first = dotted(stmt.value.func) or "", stmt.value.args[0]
+        return name.endswith("_assert") and isinstance(first, ast.Constant) and first.value is False
+    return False
+
+
+def _own_expressions(stmt: ast.stmt) -> list[ast.AST]:
+    """The expressions of a statement, not those of the statements nested in it."""
+    out: list[ast.AST] = []
+    for name, value in ast.iter_fields(stmt):
+        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            continue
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST))
+    return out
+
+
+def _is_true(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def summarize(path: str, tree: ast.Module) -> FileSummary:
+    """The facts of one file that the project-wide classification needs."""
+    summary = FileSummary(path)
+    _Summarizer(summary).body(tree.body)
+    return summary

@@ -1,0 +1,244 @@
+"""The project index: one cheap ``ast`` pass over every file of a run, besides linting.
+
+It answers, per file, where its code runs under ``torch.compile`` and whether the run enables a
+single-graph mode (:mod:`zlint.scope.classify`); the run places each file's findings with
+that answer (:class:`FileScope`) once every file is summarized. The summaries are made in the
+same worker task that lints the file, from the same ``ast`` (:mod:`zlint.engine.parallel`):
+:class:`PendingIndex` says which files need one, and classifies once they are in. With a cache
+directory, each file's summary is kept by the hash of its bytes, so a warm run summarizes only
+changed files, and the answers for the last few runs' sets of files are kept in a small file of
+their own, so a run over the same files as one of those reads neither the summaries (megabytes
+of JSON) nor any ``ast``.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from zlint.core.atomic import atomic_write
+from zlint.core.source import MAX_FILE_BYTES, SourceError, parse_source, read_source
+from zlint.scope.classify import FileScope, classify
+from zlint.scope.file_summary import FileSummary, _Class, _Function, _Guard, summarize
+
+
+class ProjectIndex:
+    """The compiled scope of every file of one run."""
+
+    def __init__(self, scopes: dict[str, FileScope]) -> None:
+        self._scopes = scopes
+
+    @classmethod
+    def build(cls, paths: Iterable[str], cache_file: Path | None = None) -> ProjectIndex:
+        """Read and summarize ``paths`` in this process (``zlint`` itself summarizes in its
+        linting workers: :func:`zlint.engine.parallel.lint_files`). Files that cannot be read or parsed
+        are left out; ``cache_file`` keeps the summaries, and the answers for the last few sets
+        of files, between runs."""
+        files = [(path, data) for path in paths if isinstance(data := read_source(path), bytes)]
+        pending = PendingIndex(files, cache_file)
+        summaries = {}
+        for path, data in files:
+            if pending.wants(path):
+                try:
+                    summaries[path] = summary_of(path, parse_source(data, path).tree)
+                except SourceError:
+                    summaries[path] = None
+        return pending.finish(summaries)
+
+    def scope_of(self, path: str) -> FileScope | None:
+        """The file's scope, or None when the file was not indexed (it could not be read,
+        parsed or summarized; its findings are then placed by the file alone)."""
+        return self._scopes.get(path)
+
+
+class PendingIndex:
+    """The index of one run's files before their summaries are in: what the stores already
+    answer, and which files still need a summary (:meth:`wants`)."""
+
+    def __init__(self, files: Iterable[tuple[str, bytes]], cache_file: Path | None = None) -> None:
+        """``files``: each file's path and the bytes read once for the whole run."""
+        self._keys: dict[str, str] = {}  # key (path and bytes) -> path, in the order of the files
+        for path, data in files:
+            if len(data) <= MAX_FILE_BYTES:
+                key = hashlib.sha256(path.encode("utf-8", "surrogatepass") + b"\0" + data).hexdigest()
+                self._keys[key] = path
+        self._cache_file = cache_file
+        self._run = hashlib.sha256("\0".join(self._keys).encode()).hexdigest()
+        self._answer_file = _answer_file(cache_file) if cache_file is not None else None
+        self._answers = _recent_answers(self._answer_file) if self._answer_file is not None else []
+        #: the scopes of a recent run over the same files: no summary needed
+        self._answered: dict[str, FileScope] | None = None
+        for answer in self._answers:
+            if answer.get("run") == self._run:
+                self._answered = _decode_scopes(answer.get("scopes"))
+                if self._answered is not None:
+                    break
+        self._stored: dict[str, object] = {}
+        self._current: dict[str, object] = {}  # the stored form of this run's summaries
+        self._found: dict[str, FileSummary | None] = {}
+        self._missing: set[str] = set()  # paths
+        if self._answered is not None:
+            return
+        self._stored = _load(cache_file) if cache_file is not None else {}
+        for key, path in self._keys.items():
+            entry = self._stored.get(key)
+            self._found[key] = _decode(entry) if entry is not None else None
+            if self._found[key] is None:
+                self._missing.add(path)
+            else:
+                self._current[key] = entry
+
+    def wants(self, path: str) -> bool:
+        """Whether :meth:`finish` needs the summary of ``path`` (neither store has it)."""
+        return path in self._missing
+
+    def finish(self, summaries: Mapping[str, FileSummary | None]) -> ProjectIndex:
+        """The index, given ``{path: summary}`` for the files :meth:`wants` (None for a file
+        that does not parse); stores what is new."""
+        if self._answered is not None:
+            return ProjectIndex(self._answered)
+        found: list[FileSummary] = []
+        fresh = False
+        for key, path in self._keys.items():  # in the order of the files, whoever summarized them
+            summary = self._found[key]
+            if summary is None and path in self._missing:
+                summary = summaries.get(path)
+                if summary is not None:
+                    self._current[key] = _encode(summary)
+                    fresh = True
+            if summary is not None:
+                found.append(summary)
+        scopes = classify(found)
+        if self._cache_file is not None and self._answer_file is not None:
+            self._save(scopes, fresh)
+        return ProjectIndex(scopes)
+
+    def _save(self, scopes: dict[str, FileScope], fresh: bool) -> None:
+        assert self._cache_file is not None and self._answer_file is not None
+        answer = {"run": self._run, "scopes": {p: encode_scope(s) for p, s in scopes.items()}}
+        answers = [answer, *self._answers][:RECENT_ANSWERS]
+        try:
+            self._cache_file.parent.mkdir(parents=True, exist_ok=True)
+            if fresh:  # the summaries of other runs' files stay (a one-file run between two
+                # runs over a tree must not make the second summarize every file again)
+                stored, current = self._stored, self._current
+                others = [(k, v) for k, v in stored.items() if k not in current][-MAX_OTHER_SUMMARIES:]
+                kept = {**dict(others), **current}
+                atomic_write(self._cache_file, json.dumps(kept, separators=(",", ":")).encode("utf-8"))
+            atomic_write(self._answer_file, json.dumps({"answers": answers}, separators=(",", ":")).encode("utf-8"))
+        except OSError:
+            pass  # a read-only disk must not fail the lint
+
+
+def summary_of(path: str, tree: ast.Module) -> FileSummary | None:
+    """The file's summary, or None when summarizing fails (a tree too deep to walk): the file
+    is left out of the index, as one that does not parse, and never takes the run down."""
+    try:
+        return summarize(path, tree)
+    except Exception:  # noqa: BLE001 - the linting of the file reports what is wrong with it
+        return None
+
+
+def encode_scope(scope: FileScope) -> list:
+    """A scope as plain JSON data (:func:`decode_scope` reads it back)."""
+    return list(dataclasses.astuple(scope))
+
+
+def decode_scope(data: object) -> FileScope | None:
+    """A scope stored by :func:`encode_scope`, or None when it does not have that shape."""
+    try:
+        regions, *flags, skipped = data  # type: ignore[misc]
+        assert len(flags) == 4 and all(isinstance(flag, bool) for flag in flags)
+        return FileScope(tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped))
+    except (AssertionError, TypeError, ValueError):
+        return None
+
+
+#: summaries kept besides those of the current run's files (older contents, other runs' files)
+MAX_OTHER_SUMMARIES = 5_000
+#: the answers kept for the most recent sets of files (pre-commit's few files between runs over
+#: the whole tree find theirs, and so does the next run over the tree)
+RECENT_ANSWERS = 4
+
+
+def _answer_file(cache_file: Path) -> Path:
+    """Where the scopes of the recent runs' files are kept, next to the summaries."""
+    return cache_file.with_name(f"last-run-{cache_file.name}")
+
+
+def _recent_answers(answer_file: Path) -> list[dict]:
+    answers = _load(answer_file).get("answers")
+    return [a for a in answers if isinstance(a, dict)][:RECENT_ANSWERS] if isinstance(answers, list) else []
+
+
+def _decode_scopes(data: object) -> dict[str, FileScope] | None:
+    if not isinstance(data, dict):
+        return None
+    scopes = {path: decode_scope(scope) for path, scope in data.items()}
+    return scopes if None not in scopes.values() else None  # type: ignore[return-value]
+
+
+def _encode(summary: FileSummary) -> dict:
+    data = dataclasses.asdict(summary)
+    for function in [*data["functions"].values(), *data["shadowed"]]:
+        function["calls"] = sorted(function["calls"])
+        function["branch_calls"] = sorted(function["branch_calls"])
+        function["refs"] = sorted(function["refs"])
+    return data
+
+
+def _function(f: dict) -> _Function:
+    return _Function(
+        **{
+            **f,
+            "calls": set(f["calls"]),
+            "branch_calls": set(f["branch_calls"]),
+            "refs": set(f["refs"]),
+            "params": tuple(f["params"]),
+        }
+    )
+
+
+def _guard(g: dict) -> _Guard:
+    orelse, parent = g["orelse"], g["parent"]
+    return _Guard(
+        g["function"], g["test"], tuple(g["body"]), tuple(orelse) if orelse else None,
+        (list(g["calls"][0]), list(g["calls"][1])), tuple(parent) if parent else None,
+    )
+
+
+def _decode(data: object) -> FileSummary | None:
+    """A stored summary, or None when it does not have the shape this version writes."""
+    try:
+        assert isinstance(data, dict)
+        functions = {}
+        for qual, f in data["functions"].items():
+            function = _function(f)
+            functions[qual] = function
+        classes = {qual: _Class(**c) for qual, c in data["classes"].items()}
+        shadowed = [_function(f) for f in data["shadowed"]]
+        return FileSummary(
+            **{
+                **data,
+                "functions": functions,
+                "classes": classes,
+                "shadowed": shadowed,
+                "compiled_names": [tuple(pair) for pair in data["compiled_names"]],
+                "guards": [_guard(g) for g in data["guards"]],
+                "error_paths": [tuple(span) for span in data["error_paths"]],
+            }
+        )
+    except (AssertionError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _load(cache_file: Path) -> dict[str, object]:
+    try:
+        loaded = json.loads(cache_file.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}

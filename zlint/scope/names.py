@@ -1,0 +1,266 @@
+"""Names across the files of one run: which file a dotted import names, which function or class
+a name resolves to, a class's methods through its bases, the overrides of its subclasses, and
+what a call may run (:meth:`Project.callees`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import PurePath
+
+from zlint.scope.file_summary import FileSummary, _Function, qualify
+
+# nn.Module and its subclasses in torch (Sequential, ModuleList, ...): their forward is traced.
+_MODULE_BASE_PREFIXES = ("torch.nn.", "nn.")
+# bases that say a class is not a module, whatever its methods are called
+_PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Protocol", "typing.Protocol", "NamedTuple", "Enum"})
+
+Key = tuple[str, str]  # (path, function qualname)
+
+
+class Project:
+    """Name resolution across the files of one run."""
+
+    def __init__(self, summaries: Iterable[FileSummary]) -> None:
+        self.files = {s.path: s for s in summaries}
+        # every dotted module name a file may be imported as: a/b/c.py -> c, b.c, a.b.c
+        self.modules: dict[str, str | None] = {}
+        for path in self.files:
+            parts = list(PurePath(path).with_suffix("").parts)
+            if parts and parts[-1] == "__init__":
+                parts = parts[:-1]
+            for i in range(len(parts)):
+                name = ".".join(parts[i:])
+                # an ambiguous suffix (two files end in models/utils.py) resolves to nothing
+                self.modules[name] = path if name not in self.modules else None
+        self._module_cache: dict[str, bool] = {}
+        self._relative: dict[tuple[str, str], str | None] = {}
+        self._symbols: dict[tuple[str, str], tuple[str, str] | None] = {}
+        self._children: dict[Key, list[Key]] | None = None  # class -> its direct subclasses
+        # method name -> the methods of that name in the run's classes: a call on an object whose
+        # class is not known (`self.head.predict(...)` with the head registered by a framework,
+        # `components.head.predict(...)`) resolves by name when exactly one class defines it
+        self.methods_named: dict[str, list[Key]] = {}
+        for path, summary in self.files.items():
+            for info in summary.classes.values():
+                for name, qual in info.methods.items():
+                    self.methods_named.setdefault(name, []).append((path, qual))
+
+    def module_file(self, importer: str, dotted: str) -> str | None:
+        """The file of the run that ``dotted`` (``.utils``, ``timm.layers``) names, if any."""
+        if not dotted.startswith("."):
+            return self.modules.get(dotted)
+        # relative imports resolve from the importer's directory: memoized, as every file of a
+        # package imports the same few siblings many times
+        key = (os.path.dirname(importer), dotted)
+        if key not in self._relative:
+            self._relative[key] = self._relative_file(importer, dotted)
+        return self._relative[key]
+
+    def _relative_file(self, importer: str, dotted: str) -> str | None:
+        level = len(dotted) - len(dotted.lstrip("."))
+        base = PurePath(importer).parent
+        for _ in range(level - 1):
+            base = base.parent
+        rest = dotted.lstrip(".").split(".") if dotted.strip(".") else []
+        for candidate in (base.joinpath(*rest).with_suffix(".py") if rest else None,
+                          base.joinpath(*rest, "__init__.py")):
+            if candidate is not None and str(candidate) in self.files:
+                return str(candidate)
+        return None
+
+    def resolve_symbol(self, path: str, name: str) -> tuple[str, str] | None:
+        """(file, qualname) of a function or class that ``name`` names in ``path``."""
+        key = (path, name)
+        if key not in self._symbols:
+            self._symbols[key] = None  # a re-export cycle resolves to nothing
+            self._symbols[key] = self._resolve_symbol(path, name)
+        return self._symbols[key]
+
+    def _resolve_symbol(self, path: str, name: str) -> tuple[str, str] | None:
+        summary = self.files[path]
+        if name in summary.functions or name in summary.classes:
+            return path, name
+        head, _, rest = name.partition(".")
+        target = summary.imports.get(head)
+        if target is None:
+            if rest and head in summary.classes:  # Cls.method
+                return path, name
+            return None
+        full = f"{target}.{rest}" if rest else target
+        # split the dotted target into a module of the run and a symbol in it, longest module first
+        pieces = full.split(".") if not full.startswith(".") else None
+        if pieces is None:
+            dots = len(full) - len(full.lstrip("."))
+            pieces = [full[:dots] + (full[dots:].split(".")[0] if full[dots:] else ""), *full[dots:].split(".")[1:]]
+        for cut in range(len(pieces) - 1, 0, -1):
+            module = ".".join(pieces[:cut]) if not pieces[0].startswith(".") else _join_relative(pieces[:cut])
+            file = self.module_file(path, module)
+            if file is not None:
+                symbol = ".".join(pieces[cut:])
+                other = self.files[file]
+                if symbol in other.functions or symbol in other.classes:
+                    return file, symbol
+                if "." not in symbol and symbol in other.imports and (file, symbol) != (path, name):
+                    return self.resolve_symbol(file, symbol)  # re-exported through __init__.py
+                return None
+        return None
+
+    def class_of(self, path: str, name: str) -> tuple[str, str] | None:
+        found = self.resolve_symbol(path, name)
+        if found and found[1] in self.files[found[0]].classes:
+            return found
+        return None
+
+    def is_module_class(self, path: str, qual: str, forward: bool = False, seen: frozenset = frozenset()) -> bool:
+        """True when the class derives from ``nn.Module``, directly or through classes of the
+        run. A base from outside the run (a library's ``PreTrainedModel``) counts as a module when
+        the class or a subclass on the way defines ``forward`` (``forward`` is the nn.Module
+        convention)."""
+        key = f"{path}\0{qual}\0{forward}"
+        if key in self._module_cache:
+            return self._module_cache[key]
+        if key in seen:
+            return False
+        summary = self.files[path]
+        info = summary.classes[qual]
+        forward = forward or "forward" in info.methods
+        answer = False
+        for base in info.bases:
+            qualified = qualify(summary, base) or base
+            if qualified.startswith(_MODULE_BASE_PREFIXES) and not qualified.startswith("torch.nn.functional"):
+                answer = True
+            else:
+                found = self.class_of(path, base)
+                if found is not None:
+                    answer = self.is_module_class(*found, forward, seen | {key})
+                elif forward and base not in _PLAIN_BASES:
+                    answer = True
+            if answer:
+                break
+        self._module_cache[key] = answer
+        return answer
+
+    def method(self, path: str, cls: str, name: str, seen: frozenset = frozenset()) -> Key | None:
+        """``name`` looked up on class ``cls`` and its bases of the run (a simple MRO)."""
+        info = self.files[path].classes.get(cls)
+        if info is None or (path, cls) in seen:
+            return None
+        if name in info.methods:
+            return path, info.methods[name]
+        for base in info.bases:
+            found = self.class_of(path, base)
+            if found is not None:
+                hit = self.method(*found, name, seen | {(path, cls)})
+                if hit is not None:
+                    return hit
+        return None
+
+    def attribute_class(self, path: str, cls: str, attr: str) -> Key | None:
+        info = self.files[path].classes.get(cls)
+        while info is not None:
+            callee = info.attributes.get(attr)
+            if callee is not None:
+                return self.class_of(path, callee)
+            base = next((self.class_of(path, b) for b in info.bases if self.class_of(path, b)), None)
+            if base is None or base[0] != path:
+                return None
+            info = self.files[path].classes.get(base[1])
+        return None
+
+    def callees(self, path: str, function: _Function, names: Iterable[str] | None = None) -> list[Key]:
+        """The functions of the run that ``function`` calls (as far as names resolve); ``names``:
+        only these of its calls."""
+        summary = self.files[path]
+        out: list[Key] = []
+        if names is None and function.refs and function.cls:
+            for attr in function.refs:
+                hit = self.method(path, function.cls, attr)
+                if hit is not None:
+                    out.append(hit)
+        for name in function.calls if names is None else names:
+            name = name.removesuffix(".forward").removesuffix(".__call__")
+            head, _, rest = name.partition(".")
+            if head in ("self", "super()") and function.cls:
+                if not rest:
+                    continue
+                attr = rest.split(".")[0]
+                if "." not in rest:
+                    if head == "self":
+                        hit = self.method(path, function.cls, attr)
+                        # `self.m()` runs whichever override the object's class has: those of
+                        # the subclasses of the run too (a hook the base's loop calls)
+                        out.extend(self.overrides(path, function.cls, attr))
+                    else:
+                        hit = self._super(path, function.cls, attr)
+                    if hit is not None:
+                        out.append(hit)
+                        continue
+                module = self.attribute_class(path, function.cls, attr)
+                if module is not None:  # a submodule, or a plain callable object (a processor)
+                    hit = self.method(*module, "forward") or self.method(*module, "__call__")
+                    if hit is not None:
+                        out.append(hit)
+                elif "." in rest:
+                    out.extend(self._by_method_name(rest.rsplit(".", 1)[-1]))
+                continue
+            nested = f"{function.qualname}.{name}"
+            if nested in summary.functions:
+                out.append((path, nested))
+                continue
+            found = self.resolve_symbol(path, name)
+            if found is None:
+                if rest and head not in summary.imports:  # a method of an object: `obj.attr.m(...)`
+                    out.extend(self._by_method_name(name.rsplit(".", 1)[-1]))
+                continue
+            file, symbol = found
+            if symbol in self.files[file].functions:
+                out.append(found)
+        return out
+
+    def overrides(self, path: str, cls: str, name: str) -> list[Key]:
+        """The methods ``name`` that subclasses of ``cls`` (in the run, at any depth) define."""
+        if self._children is None:
+            self._children = {}
+            for file, summary in self.files.items():
+                for qual, info in summary.classes.items():
+                    for base in info.bases:
+                        found = self.class_of(file, base)
+                        if found is not None and found != (file, qual):
+                            self._children.setdefault(found, []).append((file, qual))
+        out: list[Key] = []
+        seen = {(path, cls)}
+        todo = list(self._children.get((path, cls), ()))
+        while todo:
+            key = todo.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            qual = self.files[key[0]].classes[key[1]].methods.get(name)
+            if qual is not None:
+                out.append((key[0], qual))
+            todo.extend(self._children.get(key, ()))
+        return out
+
+    def _by_method_name(self, name: str) -> list[Key]:
+        """The one method of the run named ``name``, for a call whose receiver's class is unknown;
+        nothing when no class or several classes define it (the call could be any of them, or a
+        library's) or when the name is a dunder or ``forward`` (every module has one)."""
+        owners = self.methods_named.get(name, ())
+        if len(owners) != 1 or name == "forward" or name.startswith("__"):
+            return []
+        return list(owners)
+
+    def _super(self, path: str, cls: str, name: str) -> Key | None:
+        info = self.files[path].classes[cls]
+        for base in info.bases:
+            found = self.class_of(path, base)
+            if found is not None:
+                hit = self.method(*found, name)
+                if hit is not None:
+                    return hit
+        return None
+
+
+def _join_relative(pieces: list[str]) -> str:
+    return pieces[0] + ("." + ".".join(pieces[1:]) if len(pieces) > 1 else "")

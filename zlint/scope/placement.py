@@ -1,0 +1,64 @@
+"""Where each finding runs and what it costs, and which findings the settings show.
+
+Applied by the engine to a file's findings once they are final (after ``# noqa``):
+
+* ``scope``/``scope_reason`` from the file's :class:`~zlint.scope.classify.FileScope`;
+* ``tier``: a rule's single-graph finding becomes ``default`` where a single-graph mode is on
+  (enabled in this file, or in the run and the finding sits in compiled code): there it bites;
+* the ``scope`` setting hides never-compiled findings of rules about compiled code, the
+  ``target`` setting hides single-graph findings when targeting plain ``torch.compile``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from zlint.core import registry
+from zlint.core.diagnostics import Diagnostic
+from zlint.scope.classify import COMPILED, NEVER, FileScope
+
+SCOPES = ("default", "all")  # default: compiled and unknown code
+TARGETS = ("default", "single-graph")
+
+
+def about_compiled_code(code: str) -> bool:
+    """True for rules whose findings matter only where the code runs compiled (not the rules
+    about compile calls and configuration, nor the meta rules about comments)."""
+    rule = registry.RULES_BY_CODE.get(code)
+    return bool(getattr(rule, "about_compiled_code", True)) if rule is not None else False
+
+
+def place(diagnostics: list[Diagnostic], scope: FileScope, settings) -> list[Diagnostic]:
+    """The findings with scope and tier filled in, less those the settings hide."""
+    show_all = getattr(settings, "scope", "default") == "all"
+    target = getattr(settings, "target", "default")
+    compiled_only = getattr(settings, "compiled_only", False)
+    out: list[Diagnostic] = []
+    for d in diagnostics:
+        where, reason = scope.classify(d.line, d.column)
+        tier = d.tier
+        if tier == "single-graph" and (
+            scope.single_graph_here or (scope.single_graph_project and where == COMPILED)
+        ):
+            tier = "default"
+        placed = dataclasses.replace(d, scope=where, scope_reason=reason, tier=tier, compiled=where == COMPILED)
+        if not _required_mode_on(placed, scope):
+            continue
+        scoped = about_compiled_code(d.code)
+        if scoped and where == NEVER and not show_all:
+            continue
+        if scoped and compiled_only and where != COMPILED:
+            continue
+        if tier == "single-graph" and target == "default":
+            continue
+        out.append(placed)
+    return out
+
+
+def _required_mode_on(d: Diagnostic, scope: FileScope) -> bool:
+    """Rules that exist only under ``backed_size_oblivious`` (``needs_size_oblivious``) report
+    where this file enables it, or where the run does and the code is compiled."""
+    rule = registry.RULES_BY_CODE.get(d.code)
+    if not getattr(rule, "needs_size_oblivious", False):
+        return True
+    return scope.size_oblivious_here or (scope.size_oblivious_project and d.scope == COMPILED)

@@ -1,0 +1,367 @@
+"""Turn ``(file, qualified name)`` into something to call and inputs to call it with.
+
+Runs in a worker: it imports the user's module (project root and ``src/`` on ``sys.path``),
+finds the function or ``nn.Module`` method, and takes inputs from a registered example, else from
+jaxtyping-style annotations, else from how the function uses its parameters.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import zlint.verify.examples as examples
+from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs, rank_of_layer
+from zlint.verify.thresholds import known_ints, open_thresholds
+
+
+class Unverifiable(Exception):
+    """No honest verification is possible; ``str()`` says why."""
+
+
+def project_root(path: Path) -> Path:
+    """The nearest ancestor holding ``pyproject.toml``/``setup.py``/``.git``, else the file's dir."""
+    for parent in path.parents:
+        if any((parent / marker).exists() for marker in ("pyproject.toml", "setup.py", "setup.cfg", ".git")):
+            return parent
+    return path.parent
+
+
+def import_paths(path: Path) -> list[str]:
+    """``sys.path`` entries that make ``path`` importable: the project root, ``src/`` and the
+    directory above the file's top-level package (or the file's own directory)."""
+    root = project_root(path)
+    top = path.parent
+    while (top / "__init__.py").exists() and top.parent != top:
+        top = top.parent
+    entries = [str(top), str(root)]
+    if (root / "src").is_dir():
+        entries.append(str(root / "src"))
+    return list(dict.fromkeys(entries))
+
+
+def _module_name(path: Path) -> str:
+    parts = [path.stem]
+    parent = path.parent
+    while (parent / "__init__.py").exists() and parent.parent != parent:
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return ".".join(p for p in parts if p != "__init__")
+
+
+def import_file(path: str | Path) -> Any:
+    """Import a file as a module, reusing ``sys.modules`` when that file is already imported."""
+    path = Path(path).resolve()
+    for entry in reversed(import_paths(path)):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    name = _module_name(path)
+    module = sys.modules.get(name)
+    if module is not None and os.path.realpath(getattr(module, "__file__", "") or "") == str(path):
+        return module
+    if module is None:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin and os.path.realpath(spec.origin) == str(path):
+            return importlib.import_module(name)
+    # a name clash (two ``model.py``): load the file under a private name
+    private = f"_zlint_verify_.{abs(hash(str(path)))}.{path.stem}".replace(".", "_")
+    spec = importlib.util.spec_from_file_location(private, path)
+    if spec is None or spec.loader is None:
+        raise Unverifiable(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[private] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
+    import torch
+
+    def make(n: int) -> tuple[tuple, dict]:
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for p in plan.params:
+            if p.kind == "default":
+                continue
+            if p.kind == "int":
+                value: Any = FIXED
+            else:
+                shape = [n if lab in plan.swept else (int(lab) if lab.isdigit() else FIXED) for lab in p.labels]
+                if p.dtype == "int":
+                    value = torch.randint(0, FIXED, shape)
+                elif p.dtype == "bool":
+                    value = torch.rand(shape) > 0.5
+                else:
+                    value = torch.randn(shape)
+            if p.keyword_only:
+                kwargs[p.name] = value
+            else:
+                args.append(value)
+        return tuple(args), kwargs
+
+    return make
+
+
+#: required ``__init__`` parameters that scale a layer (channels, widths, heads) get FIXED, the
+#: size of every input dim the sweep does not drive, so a built layer's widths match its inputs
+_WIDTH_WORDS = ("dim", "channel", "chs", "feature", "planes", "inp", "oup", "hidden", "width", "heads", "size")
+#: required ``__init__`` parameters whose neutral value is 1 (a factor or step, not a width)
+_UNIT_WORDS = ("stride", "group", "dilation", "ratio", "expand", "scale", "rate")
+#: ... and those whose neutral value is 0 (a dropout or stochastic-depth probability)
+_ZERO_WORDS = ("drop", "prob")
+
+
+def _guessed_value(param: inspect.Parameter) -> tuple[bool, Any]:
+    """A value for one required ``__init__`` parameter, from its annotation and name, if any."""
+    annotation = param.annotation
+    name = param.name.lower()
+    zero = any(w in name for w in _ZERO_WORDS)
+    value = 0 if zero else 1 if any(w in name for w in _UNIT_WORDS) else FIXED
+    if annotation is inspect.Parameter.empty:
+        if value == FIXED and not any(w in name for w in _WIDTH_WORDS):
+            return False, None  # an unannotated ``block`` or ``layers`` is not a number to guess
+        return True, value
+    kind = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    if kind == "bool":
+        return True, False
+    if kind in ("int", "float"):
+        return True, float(value) if kind == "float" else value
+    return False, None
+
+
+def _guessed_arguments(owner: type) -> dict[str, Any] | None:
+    """Arguments for ``owner(...)`` when only ints, floats and bools without defaults are missing
+    (``BasicBlock(inplanes, planes)`` -> ``inplanes=4, planes=4``); None when anything else is."""
+    try:
+        signature = inspect.signature(owner.__init__)
+    except (TypeError, ValueError):
+        return None
+    guessed = {}
+    for name, param in list(signature.parameters.items())[1:]:
+        if param.default is not inspect.Parameter.empty or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        known, value = _guessed_value(param)
+        if not known:
+            return None
+        guessed[name] = value
+    return guessed or None
+
+
+def _instance(owner: type, registered: examples.Example | None) -> tuple[Any, str]:
+    """The object whose method is verified, and how it was built (empty: a factory or ``owner()``)."""
+    built = ""
+    if registered is not None and registered.factory is not None:
+        obj = registered.factory()
+    else:
+        try:
+            obj = owner()
+        except Exception as exc:
+            guessed = _guessed_arguments(owner)
+            obj = None
+            if guessed is not None:
+                try:
+                    obj = owner(**guessed)
+                    built = f"{owner.__name__}({', '.join(f'{k}={v!r}' for k, v in guessed.items())})"
+                except Exception:
+                    obj = None
+            if obj is None:
+                raise Unverifiable(
+                    f"method of {owner.__name__}, which {owner.__name__}() cannot build ({type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0][:100] if str(exc) else ''}); register an example with a factory"
+                ) from None
+    if hasattr(obj, "eval") and callable(obj.eval):
+        obj.eval()  # dropout off: compiled and eager outputs must be comparable
+    return obj, built
+
+
+def _layer_types(module: Any) -> list[str]:
+    """Class names from ``module`` down its first children (a Sequential's first layer)."""
+    names = []
+    for _ in range(4):
+        if module is None:
+            break
+        names.append(type(module).__name__)
+        children = getattr(module, "children", None)
+        module = next(iter(children()), None) if callable(children) else None
+    return names
+
+
+def _rank_from_layers(plan: Plan, obj: Any) -> None:
+    """Give a tensor parameter the rank of the layer it is passed to (``self.squeeze(x)`` where
+    ``squeeze`` is a ``Conv2d``: rank 4), when the source itself fixed no rank."""
+    if obj is None:
+        return
+    for param in plan.params:
+        for attr in plan.submodules.get(param.name, []):
+            rank = rank_of_layer(_layer_types(getattr(obj, attr, None)))
+            if rank is not None:
+                param.labels = param.labels[:1] + [f"{param.name}.{i}" for i in range(1, rank)]
+                break
+
+
+class _Located:
+    """A function or method found in its file's ``ast`` and in the imported module."""
+
+    __slots__ = ("file", "tree", "node", "first", "last", "module", "registered", "is_method", "call", "built")
+
+
+def _locate(path: str, qualname: str) -> _Located:
+    """Parse ``path``, find ``qualname`` in it, import the module and get the callable (a bound
+    method of an instance from the registered factory for methods). Raises Unverifiable."""
+    found = _Located()
+    found.file = file = Path(path).resolve()
+    try:
+        found.tree = tree = ast.parse(file.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+        raise Unverifiable(f"cannot read {path}: {exc}") from None
+    found.node = node = find_function(tree, qualname)
+    if node is None:
+        raise Unverifiable(
+            f"{qualname} is not a module-level function or a method (nested functions cannot be reached)"
+        )
+    found.first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    found.last = node.end_lineno or node.lineno
+    found.module = import_file(file)
+    parts = qualname.split(".")
+    owner: Any = found.module
+    for part in parts[:-1]:
+        owner = getattr(owner, part, None)
+        if not inspect.isclass(owner):
+            raise Unverifiable(f"{qualname}: {part} is not a class at import time")
+    if not hasattr(owner, parts[-1]):
+        raise Unverifiable(f"{qualname} is not defined after importing {file.name}")
+    found.registered = registered = examples.lookup(str(file), qualname)
+    found.is_method = inspect.isclass(owner) and not isinstance(
+        inspect.getattr_static(owner, parts[-1]), (staticmethod, classmethod)
+    )
+    found.built = ""
+    if found.is_method:
+        obj, found.built = _instance(owner, registered)
+        found.call = getattr(obj, parts[-1])
+    else:
+        found.call = getattr(owner, parts[-1])
+    return found
+
+
+def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | None = None):
+    """A :class:`zlint.verify.sandbox.probe.Subject` for ``qualname`` in ``path``, plus where inputs came
+    from. With synthesized inputs, the subject also says which flagged comparisons the sweep
+    (``sizes``) may never flip (:func:`zlint.verify.thresholds.open_thresholds`)."""
+    from zlint.verify.sandbox.probe import Subject, normalize_call
+
+    found = _locate(path, qualname)
+    registered, call = found.registered, found.call
+
+    # a function decorated with @torch.compile: verify what it wraps
+    call = getattr(call, "_torchdynamo_orig_callable", call)
+
+    open_lines: dict[int, str] = {}
+    if registered is not None:
+        make = lambda n: normalize_call(registered.make_inputs(n))  # noqa: E731
+        source, detail = "registered", "registered example"
+    else:
+        plan = plan_inputs(found.node, focus_lines, found.is_method, known_ints(found.tree, found.node))
+        if plan.problem:
+            raise Unverifiable(plan.problem)
+        if found.is_method:
+            _rank_from_layers(plan, getattr(call, "__self__", None))
+        make = _make_from_plan(plan)
+        source, detail = plan.source, plan.describe()
+        if found.built:
+            detail = f"{detail} on {found.built}"
+        if sizes:
+            open_lines = open_thresholds(found.tree, focus_lines, sizes, found.node, plan.size_names)
+    subject = Subject(call, make, str(found.file), found.first, found.last, qualname, open_thresholds=open_lines)
+    return subject, source, detail, (registered.sizes if registered else None)
+
+
+def load_examples(files: list[str]) -> list[str]:
+    """Import examples files (registering their examples); returns one line per failure."""
+    problems = []
+    for name in files:
+        try:
+            import_file(name)
+        except BaseException as exc:  # an examples file is user code too
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            problems.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    return problems
+
+
+def _compile_call_options(node: ast.AST) -> dict:
+    """Literal keyword arguments of a ``torch.compile(...)`` decorator or call (``dynamic=False``)."""
+    out: dict = {}
+    if isinstance(node, ast.Call):
+        for keyword in node.keywords:
+            if keyword.arg:
+                try:
+                    out[keyword.arg] = ast.literal_eval(keyword.value)
+                except ValueError:
+                    pass
+    return out
+
+
+def _names_compile(node: ast.AST) -> bool:
+    func = node.func if isinstance(node, ast.Call) else node
+    return (isinstance(func, ast.Attribute) and func.attr == "compile") or (
+        isinstance(func, ast.Name) and func.id == "compile"
+    )
+
+
+def compiled_globals(tree: ast.Module) -> dict[str, tuple[int, dict]]:
+    """Module-level names bound to ``torch.compile`` results: ``@torch.compile`` functions and
+    ``name = torch.compile(...)``; each with the line and the literal options of that compile."""
+    out: dict[str, tuple[int, dict]] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                if _names_compile(decorator):
+                    out[node.name] = (decorator.lineno, _compile_call_options(decorator))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _names_compile(node.value):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out[target.id] = (node.lineno, _compile_call_options(node.value))
+    return out
+
+
+def build_caller(path: str, qualname: str, sizes: list[int]):
+    """What a call-site job runs: ``(call, calls, module, compiled_globals, first, last, source,
+    detail, sizes)`` where ``calls`` is ``[(size or None, args, kwargs), ...]``."""
+    from zlint.verify.sandbox.probe import normalize_call
+
+    found = _locate(path, qualname)
+    node, registered, call = found.node, found.registered, found.call
+    sweep = list((registered.sizes if registered else None) or sizes)
+    if registered is not None and registered.sweep:
+        args, kwargs = normalize_call(registered.make_inputs(list(sweep)))
+        calls = [(None, args, kwargs)]
+        source, detail = "registered", "registered example (one call over the sweep)"
+    elif registered is not None:
+        calls = [(n, *normalize_call(registered.make_inputs(n))) for n in sweep]
+        source, detail = "registered", "registered example (one call per size)"
+    else:
+        params = [
+            a for a in [*node.args.posonlyargs, *node.args.args]
+            if a.arg not in ("self", "cls") or not found.is_method
+        ]
+        required = len(params) - len(node.args.defaults)
+        required += sum(1 for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is None)
+        if required > 0:
+            names = ", ".join(a.arg for a in params)
+            raise Unverifiable(
+                f"no inputs for the caller {qualname}({names}): its call sites run only when it is called; "
+                f"register an example: zlint.verify.example({qualname}, lambda sizes: (...), sweep=True)"
+            )
+        calls = [(None, (), {})]
+        source, detail = "synthesized", "no arguments needed"
+    return call, calls, found.module, compiled_globals(found.tree), found.first, found.last, source, detail, sweep
