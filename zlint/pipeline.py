@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from zlint.core.diagnostics import Diagnostic, FileError
 from zlint.core.settings import Settings
-from zlint.core.source import FileResult
-from zlint.engine.cache import Cache
+from zlint.core.source import FileResult, ParsedSource, SourceError, parse_source
+from zlint.engine.cache import Cache, file_key, settings_fingerprint
 from zlint.engine.discovery import PathProblem, SettingsResolver, discover
 from zlint.engine.parallel import LintedRun, lint_run
 from zlint.engine.workers import fewer_collections
 
 if TYPE_CHECKING:
     from zlint.engine.fixes import FixSession
+    from zlint.scope.classify import FileScope
 
 
 class RunError(Exception):
@@ -143,3 +144,47 @@ def _adopt(outcome: Outcome, request: Request) -> None:
     outcome.diagnostics = adoption.diagnostics
     outcome.errors.extend(adoption.errors)
     outcome.notes.extend(adoption.notes)
+
+
+def lint_one(
+    path: str,
+    data: str | bytes,
+    settings: Settings,
+    cache: Cache | None = None,
+    scope: Callable[[], FileScope] | None = None,
+    parsed: ParsedSource | None = None,
+) -> tuple[list[Diagnostic], FileError | None]:
+    """One file as its own project (the flake8 plugin gets one file at a time): the findings
+    before placement from the cache when it holds these bytes under this path and these settings
+    (``cache`` needs ``data`` as bytes), else from the engine (``parsed``: the file's text and
+    ``ast``, when the host has them), then placed with ``scope()``, asked for only when there is a
+    finding to place (None: the file's own scope, as ``zlint FILE``)."""
+    key = None
+    found = None
+    if cache is not None and isinstance(data, bytes):
+        key = file_key(path, data, settings_fingerprint(settings, settings.enabled_codes(path)))
+        found = cache.get(key, path)
+    if found is None:
+        from zlint.engine.lint import lint_parsed
+
+        if parsed is None:
+            try:
+                parsed = parse_source(data, path)
+            except SourceError as exc:
+                return [], FileError(path, str(exc))
+        result = lint_parsed(parsed, path, settings)
+        found = result.diagnostics, result.error
+        if key is not None:
+            cache.put(key, *found)
+    diagnostics, error = found
+    if diagnostics:  # the cache holds findings before placement, as a run over many files does
+        from zlint.scope.placement import place
+
+        if scope is None:
+            from zlint.scope.classify import scope_for_file
+
+            tree = (parsed or parse_source(data, path)).tree
+            diagnostics = place(diagnostics, scope_for_file(path, tree), settings)
+        else:
+            diagnostics = place(diagnostics, scope(), settings)
+    return diagnostics, error

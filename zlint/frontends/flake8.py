@@ -209,31 +209,21 @@ class ZlintChecker:
         """This file's findings: from zlint's cache when the ``zlint`` command or an earlier
         flake8 run linted the same bytes under the same path and settings, else from the engine;
         either way placed with the file's scope as a one-file project (as ``zlint FILE``)."""
-        from zlint.engine.cache import file_key, settings_fingerprint
+        from zlint import pipeline
+        from zlint.core.source import ParsedSource
         from zlint.engine.discovery import display_path
 
         text = "".join(self.lines)
         data = file_bytes(self.filename, text)
         if data is None or not isinstance(self.tree, ast.Module):
             # nothing on disk matches what flake8 read: lint the text, cache nothing
-            return self._linted(text, self.filename)
+            return pipeline.lint_one(self.filename, text, self.settings)
         path = display_path(Path(self.filename))  # as the zlint command names it
-        key = file_key(path, data, settings_fingerprint(self.settings, self.settings.enabled_codes(path)))
         cache = process_cache()
-        found = cache.get(key, path)
-        if found is None:  # flake8's tree is the ast of exactly these bytes (file_bytes): no parse
-            from zlint.core.source import ParsedSource
-            from zlint.engine.lint import lint_parsed
-
-            result = lint_parsed(ParsedSource(text, self.tree), path, self.settings)
-            found = result.diagnostics, result.error
-            cache.put(key, *found)
-        diagnostics, error = found
-        if diagnostics:  # the cache holds findings before placement, as the zlint command's
-            from zlint.scope.placement import place
-
-            diagnostics = place(diagnostics, self._scope(path, data, cache), self.settings)
-        return diagnostics, error
+        # flake8's tree is the ast of exactly these bytes (file_bytes): no parse
+        return pipeline.lint_one(
+            path, data, self.settings, cache, lambda: self._scope(path, data, cache), ParsedSource(text, self.tree)
+        )
 
     def _scope(self, path: str, data: bytes, cache: Cache):
         """The file's compiled scope as a one-file project; kept in the cache as a note by the
@@ -253,10 +243,3 @@ class ZlintChecker:
             scope = scope_for_file(path, self.tree)
             cache.put_note(note, json.dumps(encode_scope(scope), separators=(",", ":")))
         return scope
-
-    def _linted(self, source: str | bytes, path: str) -> tuple[list[Diagnostic], FileError | None]:
-        # LibCST and the rules load only when a file is linted
-        from zlint.engine.lint import lint_source
-
-        result = lint_source(source, path, self.settings)
-        return result.diagnostics, result.error
