@@ -79,6 +79,9 @@ class Diagnostic:
     #: what ``--verify`` observed: ``status`` (CONFIRMED / NOT OBSERVED / UNVERIFIABLE), ``mode``,
     #: ``evidence`` (kind, mode, line, sizes, detail), ``reason``; None without --verify
     verify: dict | None = field(compare=False, default=None)
+    #: the line of a graph break in a loop that makes dynamo skip this finding's whole frame
+    #: (:mod:`zlint.scope.frames`); 0: none. Placement turns it into the ``never`` scope.
+    skipped_by: int = field(compare=False, default=0)
 
     def to_dict(self) -> dict:
         """The JSON shape, close to Ruff's: 1-based rows and columns."""

@@ -46,6 +46,7 @@ from zlint.core.source import (  # the reading half lives in source (no LibCST);
     too_large,  # noqa: F401 - re-exported
 )
 from zlint.scope.classify import FileScope, scope_for_file
+from zlint.scope.frames import mark_skipped
 from zlint.scope.placement import place
 
 if TYPE_CHECKING:
@@ -226,7 +227,7 @@ def lint_parsed(
         if isinstance(outcome, FileError):
             result.error = outcome
             return result
-        diagnostics = outcome
+        diagnostics = mark_skipped(tree, outcome)  # what dynamo traces of each frame
     elif noqa.UNUSED_NOQA_CODE not in codes:
         return result
 

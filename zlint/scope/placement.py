@@ -2,7 +2,8 @@
 
 Applied by the engine to a file's findings once they are final (after ``# noqa``):
 
-* ``scope``/``scope_reason`` from the file's :class:`~zlint.scope.classify.FileScope`;
+* ``scope``/``scope_reason`` from the file's :class:`~zlint.scope.classify.FileScope`, and
+  ``never`` for a finding in a frame dynamo skips (:mod:`zlint.scope.frames`);
 * ``tier``: a rule's single-graph finding becomes ``default`` where a single-graph mode is on
   (enabled in this file, or in the run and the finding sits in compiled code): there it bites;
 * the ``scope`` setting hides never-compiled findings of rules about compiled code, the
@@ -16,6 +17,7 @@ import dataclasses
 from zlint.core import registry
 from zlint.core.diagnostics import Diagnostic
 from zlint.scope.classify import COMPILED, NEVER, FileScope
+from zlint.scope.frames import skipped_reason
 
 SCOPES = ("default", "all")  # default: compiled and unknown code
 TARGETS = ("default", "single-graph")
@@ -36,6 +38,8 @@ def place(diagnostics: list[Diagnostic], scope: FileScope, settings) -> list[Dia
     out: list[Diagnostic] = []
     for d in diagnostics:
         where, reason = scope.classify(d.line, d.column)
+        if d.skipped_by and where != NEVER:  # the frame runs eagerly (zlint.scope.frames)
+            where, reason = NEVER, skipped_reason(d.skipped_by)
         tier = d.tier
         if tier == "single-graph" and (
             scope.single_graph_here or (scope.single_graph_project and where == COMPILED)
