@@ -1,5 +1,5 @@
-"""Shared per-file analysis, computed once and read by every rule.
-
-The package itself imports nothing: the project-wide scope (``project_scope``, ``ast`` only)
-loads without LibCST, which the per-file facts (``size_facts``) need.
+"""Shared per-file analysis on LibCST, computed once and read by every rule: which expressions are
+sizes, shapes, tensors and masks (``size_facts``, the metadata provider the rules read), how they
+are compared, loops and compile sites, static dims, imports. The run-wide, ``ast``-only scope
+lives in :mod:`zlint.scope`.
 """
