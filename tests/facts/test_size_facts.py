@@ -9,7 +9,8 @@ import pytest
 from libcst.metadata import MetadataWrapper
 
 from zlint.facts.imports import ImportMap
-from zlint.facts.size_facts import Kind, SizeFactsProvider
+from zlint.facts.lattice import Kind
+from zlint.facts.size_facts import SizeFactsProvider
 
 
 class _InOrder(cst.CSTVisitor):

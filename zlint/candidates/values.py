@@ -378,11 +378,6 @@ class ValueReadings:
         self.tensor_names  # noqa: B018 - masks are tensors: computed first
         return self._closure(frozenset(seed), self._mask, "_mask_names")
 
-    def may_be_mask(self, node: ast.AST | None) -> bool:
-        """Whether the facts may make ``node`` a bool tensor (``x > 0``, ``m & n``, ``x.isnan()``)."""
-        self.mask_names  # noqa: B018 - the names first
-        return self._mask(node)
-
     def _mask(self, node: ast.AST | None) -> bool:
         # while the names are being found: reads them as found so far
         if node is None:
@@ -528,11 +523,6 @@ class ValueReadings:
         """Names that may hold a comparison of a size (``small = n < 2``)."""
         self.size_names  # noqa: B018
         return self._closure(frozenset(), self._predicate, "_predicate_names")
-
-    def may_be_predicate(self, node: ast.AST | None) -> bool:
-        """Whether ``node`` may be a comparison of a size (a bool computed from one)."""
-        self.predicate_names  # noqa: B018 - the names first
-        return self._predicate(node)
 
     def _predicate(self, node: ast.AST | None) -> bool:
         # while the names are being found: reads them as found so far

@@ -31,7 +31,7 @@ from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, _Function, qual
 from zlint.scope.host_roles import ATTENTION_PROCESSOR, checkpoint_role, class_role, file_role, function_role
 from zlint.scope.names import Key, Project
 
-__all__ = ["COMPILED", "NEVER", "UNKNOWN", "FileScope", "FileSummary", "classify", "scope_for_file", "summarize"]
+__all__ = ["COMPILED", "NEVER", "UNKNOWN", "FileScope", "classify", "scope_for_file"]
 
 COMPILED, NEVER, UNKNOWN = "compiled", "never", "unknown"
 
