@@ -132,7 +132,7 @@ def summarize(tree: ast.Module) -> tuple[list[Unit], FunctionSummary]:
     for unit in units:
         for cls in unit.classes:
             layers.setdefault(id(cls), set()).update(unit.summary.self_calls)
-    index._layers = {key: frozenset(names) for key, names in layers.items()}
+    index.set_layers(layers)
     return units, module
 
 

@@ -88,8 +88,14 @@ class ModuleIndex:
 
     def layers(self, cls: ast.ClassDef) -> frozenset[str]:
         """The ``self.<attr>`` a class assigns a call to, anywhere in its code: those that may
-        hold a torch.nn layer or a submodule (filled by :func:`summarize`)."""
+        hold a torch.nn layer or a submodule (filled by :func:`set_layers`)."""
         return self._layers.get(id(cls), frozenset())
+
+    def set_layers(self, layers: dict[int, set[str]]) -> None:
+        """Record, per class (by the ``id`` of its ``ast.ClassDef``), the ``self.<attr>`` its
+        methods assign a call to (:func:`zlint.candidates.stage.summarize` finds them once the
+        methods are summarized)."""
+        self._layers = {key: frozenset(names) for key, names in layers.items()}
 
     def returns(self, owner: str | None, name: str, kind: str) -> bool:
         """Whether the same-module helper ``name`` (a method of class ``owner``) may return a

@@ -55,7 +55,7 @@ def check(
     The report has ``graphs(mode)``, ``guards``, ``graph_breaks``, ``mismatches``, ``at(line)``.
     """
     import zlint.verify.sandbox.probe as probe
-    from zlint.verify.sandbox.subjects import _make_from_plan
+    from zlint.verify.sandbox.subjects import make_from_plan
     from zlint.verify.synth import find_function, plan_inputs
     from zlint.verify.thresholds import known_ints
 
@@ -81,7 +81,7 @@ def check(
         if plan.problem:
             report.unverifiable = plan.problem
             return report
-        make = _make_from_plan(plan)
+        make = make_from_plan(plan)
         report.inputs, report.input_detail = plan.source, plan.describe()
     subject = probe.Subject(fn, make, path, first, last, report.target)
     prober = probe.Prober(backend or probe.default_backend(device), device)
