@@ -16,12 +16,12 @@ from zlint.candidates.walk import (
     call_arguments,
     callee_name,
     chain_head,
-    dotted_path,
     group,
     is_self_attribute,
     own_returns,
     static_shape,
 )
+from zlint.core.ast_walk import dotted_path
 from zlint.facts.size_facts import (
     MASK_PRESERVING_METHODS,
     NON_TENSOR_METHODS,
