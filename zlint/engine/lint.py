@@ -241,7 +241,7 @@ def preload(codes: Iterable[str]) -> None:
     (about 0.4 s of CPU per worker)."""
     codes = frozenset(codes)
     if registry.static_records(codes):
-        from zlint import rules  # noqa: F401
+        from zlint import rules
         from zlint.facts import imports, size_facts  # noqa: F401
 
         rules.visitors(codes)
