@@ -220,6 +220,32 @@ def test_private_imports_are_found_by_module_and_name():
     assert check("zlint.rules.base", "from zlint import __version__\nfrom os import _exit") == []
 
 
+def foreign_private_writes(module: str, tree: ast.Module) -> list[str]:
+    """``module writes x._name`` for each assignment to a private attribute of anything but
+    ``self``/``cls``: another module's object is changed through its public methods."""
+    found = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        )
+        for target in targets:
+            if isinstance(target, ast.Attribute) and _private(target.attr) and not (
+                isinstance(target.value, ast.Name) and target.value.id in ("self", "cls")
+            ):
+                found.append(f"{module} writes {ast.unparse(target)}")
+    return found
+
+
+def test_no_module_writes_a_private_attribute_of_an_object_it_does_not_own():
+    found = [
+        line for module, path in MODULES.items()
+        for line in foreign_private_writes(module, ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+    tree = ast.parse("index._layers = {}\nself._cache = {}\nindex.layers = {}\nclass A:\n    _x = 1\n")
+    assert foreign_private_writes("zlint.candidates.stage", tree) == ["zlint.candidates.stage writes index._layers"]
+
+
 #: the names a module offers on behalf of another one, on purpose: the package's lazy facade
 #: (PEP 562), and the examples files' documented entry (``from zlint.verify import example``)
 FACADES = {"zlint": {"Diagnostic", "lint_file", "lint_source"}, "zlint.verify": {"example"}}
