@@ -1,7 +1,9 @@
 """Where things live: the layers of zlint's import graph, rule metadata apart from visitors.
 
 Layers, lowest first; a module may import its own layer or lower ones, never a higher one, and the
-whole graph has no cycle. Every ``import`` counts, at module level or inside a function.
+whole graph has no cycle. Every ``import`` counts, at module level or inside a function. A module
+imports no other module's private name, and each name from the module that defines it (no
+re-exports, but for the deliberate facades in FACADES); only zlint.verify imports torch.
 
 - core (``zlint.core``): findings and fixes, the rule registry (metadata only), settings, noqa,
   source reading
@@ -160,7 +162,164 @@ def test_import_graph_has_no_cycle(graph):
     assert all(target in GRAPH[module] for module, target in KNOWN_CYCLE_EDGES), "drop the stale entry"
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_imports(module: str, tree: ast.Module) -> list[str]:
+    """``module imports package.module._name`` for each private name ``module`` takes from another
+    zlint module (``from zlint.x import _name``, ``import zlint.x._y``; relative ones too). Its own
+    names, and binding a public name to a private one (``from x import y as _y``), are fine."""
+    package = module if MODULES.get(module, Path()).name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            if base.split(".")[0] != "zlint":
+                continue
+            names = [alias.name for alias in node.names]
+            if base != module:
+                found += [f"{module} imports {base}.{name}" for name in names if _private(name)]
+            found += [f"{module} imports {base}" for _ in names[:1] if any(map(_private, base.split(".")))]
+        elif isinstance(node, ast.Import):
+            found += [
+                f"{module} imports {alias.name}" for alias in node.names
+                if alias.name.split(".")[0] == "zlint" and any(map(_private, alias.name.split(".")))
+            ]
+    return found
+
+
+def test_no_module_imports_another_modules_private_name():
+    """A name another module needs is shared: public, in the module that defines it."""
+    found = [
+        line for module, path in MODULES.items()
+        for line in private_imports(module, ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+
+
+def test_private_imports_are_found_by_module_and_name():
+    def check(module: str, code: str) -> list[str]:
+        return private_imports(module, ast.parse(code))
+
+    assert check("zlint.cst.positions", "from zlint.cst.batched import _children, field_order") == [
+        "zlint.cst.positions imports zlint.cst.batched._children"
+    ]
+    assert check("zlint.facts.helpers", "def f():\n    from .values import _BLOCKS\n") == [
+        "zlint.facts.helpers imports zlint.facts.values._BLOCKS"
+    ]
+    assert check("zlint.verify.runner", "import zlint.verify._hidden") == [
+        "zlint.verify.runner imports zlint.verify._hidden"
+    ]
+    # the near misses: a public name bound to a private one, the module's own names, dunders, others
+    assert check("zlint.verify.runner", "from zlint.verify.pool import costly as _costly") == []
+    assert check("zlint.cst.batched", "from zlint.cst.batched import _children") == []
+    assert check("zlint.rules.base", "from zlint import __version__\nfrom os import _exit") == []
+
+
+def foreign_private_writes(module: str, tree: ast.Module) -> list[str]:
+    """``module writes x._name`` for each assignment to a private attribute of anything but
+    ``self``/``cls``: another module's object is changed through its public methods."""
+    found = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        )
+        for target in targets:
+            if isinstance(target, ast.Attribute) and _private(target.attr) and not (
+                isinstance(target.value, ast.Name) and target.value.id in ("self", "cls")
+            ):
+                found.append(f"{module} writes {ast.unparse(target)}")
+    return found
+
+
+def test_no_module_writes_a_private_attribute_of_an_object_it_does_not_own():
+    found = [
+        line for module, path in MODULES.items()
+        for line in foreign_private_writes(module, ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+    tree = ast.parse("index._layers = {}\nself._cache = {}\nindex.layers = {}\nclass A:\n    _x = 1\n")
+    assert foreign_private_writes("zlint.candidates.stage", tree) == ["zlint.candidates.stage writes index._layers"]
+
+
+#: the names a module offers on behalf of another one, on purpose: the package's lazy facade
+#: (PEP 562), and the examples files' documented entry (``from zlint.verify import example``)
+FACADES = {"zlint": {"Diagnostic", "lint_file", "lint_source"}, "zlint.verify": {"example"}}
+
+
+def reexports(module: str, text: str) -> list[str]:
+    """The names ``module`` imports only to offer them: a module-level import marked ``# noqa:
+    F401`` or "re-exported", and the imported names its ``__all__`` lists."""
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    imported: dict[str, ast.stmt] = {}
+    top = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    found = set()
+    for statement in top:
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [alias.asname or alias.name.split(".")[0] for alias in node.names]
+                imported.update(dict.fromkeys(names, node))
+                for alias, name in zip(node.names, names):
+                    # the line of the name itself, or the statement's first line
+                    own = lines[getattr(alias, "lineno", node.lineno) - 1]
+                    head = lines[node.lineno - 1]
+                    if any(mark in own or mark in head for mark in ("noqa: F401", "re-export")):
+                        found.add(name)
+    for node in top:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            listed = [e.value for e in getattr(node.value, "elts", ()) if isinstance(e, ast.Constant)]
+            found.update(name for name in listed if name in imported)
+    return sorted(f"{module} re-exports {name}" for name in found - FACADES.get(module, set()))
+
+
+def test_no_module_re_exports_what_another_defines():
+    """A user imports a name from the module that defines it (``zlint.core.source``'s readers, not
+    ``zlint.engine.lint``)."""
+    found = [line for module, path in MODULES.items() for line in reexports(module, path.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+def test_re_exports_are_found_by_module_and_name():
+    lint = (
+        "from zlint.core.source import (  # the reading half\n"
+        "    MAX_NESTING,\n    too_large,  # noqa: F401 - re-exported\n)\n"
+    )
+    assert reexports("zlint.engine.lint", lint) == ["zlint.engine.lint re-exports too_large"]
+    report = "from zlint.report.writers import FORMATS\n__all__ = ['FORMATS', 'x']\nx = 1\n"
+    assert reexports("zlint.report", report) == ["zlint.report re-exports FORMATS"]
+    assert reexports("zlint.facts.size_facts", "from zlint.facts.lattice import (  # re-exported\n    Kind,\n)\n") == [
+        "zlint.facts.size_facts re-exports Kind"
+    ]
+    # the near misses: an import for its side effect in a function, own names in __all__, facades
+    assert reexports("zlint.engine.lint", "def preload():\n    from zlint.facts import imports  # noqa: F401\n") == []
+    assert reexports("zlint.rules", "from zlint.rules.base import Rule\n__all__ = ['visitors']\nvisitors = 1\n") == []
+    assert reexports("zlint.verify", "from zlint.verify.examples import example\n__all__ = ['example']\n") == []
+
+
+#: imports every module but zlint.verify's, then runs the CLI: what a lint run really loads
+NO_TORCH_RUN = r"""
+import contextlib, importlib, io, pkgutil, sys
+import zlint
+for info in pkgutil.walk_packages(zlint.__path__, "zlint."):
+    if info.name in ("zlint.verify", "zlint.__main__") or info.name.startswith("zlint.verify."):
+        continue
+    importlib.import_module(info.name)
+from zlint.frontends.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    main(["rules"])
+    main(["rule", "ZL101"])
+    main([sys.argv[1]])
+print("TORCH" if "torch" in sys.modules else "NO-TORCH")
+"""
+
+
 def test_only_verify_imports_torch():
+    """The linter core never imports torch: only zlint.verify may, and only lazily."""
     importers = set()
     for module, path in MODULES.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -170,6 +329,9 @@ def test_only_verify_imports_torch():
             if any(name == "torch" or name.startswith("torch.") for name in names):
                 importers.add(module)
     assert importers and all(m.startswith("zlint.verify.") for m in importers), sorted(importers)
+    # and at run time: every other module imported, the CLI run over the examples
+    proc = subprocess.run([sys.executable, "-c", NO_TORCH_RUN, str(ROOT / "examples")], capture_output=True, text=True)
+    assert proc.stdout.strip().splitlines()[-1] == "NO-TORCH", proc.stderr
 
 
 def test_the_package_imports_nothing_until_used():
@@ -183,15 +345,6 @@ def _fresh(code: str) -> str:
     return out.stdout.strip()
 
 
-def test_loading_the_pytest_plugin_loads_no_linter():
-    loaded = _fresh(
-        "import sys, zlint.verify.pytest_plugin\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'torch') or m in "
-        "('zlint.engine.lint', 'zlint.core.registry', 'zlint.rules')))"
-    )
-    assert loaded == "[]"
-
-
 def test_lazy_package_attributes_work_and_unknown_ones_fail():
     assert _fresh("import zlint; print(zlint.lint_source('x = 1\\n').diagnostics, zlint.Diagnostic.__module__)") == (
         "[] zlint.core.diagnostics"
@@ -200,16 +353,6 @@ def test_lazy_package_attributes_work_and_unknown_ones_fail():
         import zlint
 
         zlint.no_such_name  # noqa: B018
-
-
-def test_the_registry_loads_without_libcst_or_rule_modules():
-    loaded = _fresh(
-        "import sys; from zlint.core import registry, settings\n"
-        "s = settings.Settings(select=('ZL1',))\n"
-        "assert s.enabled_codes('m.py') == {'ZL101', 'ZL102', 'ZL103', 'ZL104'}\n"
-        "print(len(registry.records()), sorted(m for m in sys.modules if m.startswith(('libcst', 'zlint.rules'))))"
-    )
-    assert loaded == f"{len(registry.RULES_BY_CODE)} []"
 
 
 # -- rule metadata ------------------------------------------------------------------------------

@@ -130,7 +130,8 @@ def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileRe
 
 
 def _adopt(outcome: Outcome, request: Request) -> None:
-    from zlint.adoption.actions import BaselineError, adopt
+    from zlint.adoption.actions import adopt
+    from zlint.adoption.baseline import BaselineError
 
     try:
         adoption = adopt(

@@ -64,7 +64,8 @@ def cli_scopes(corpus: Path, rows: list[dict]) -> dict[tuple[str, int, str], str
 
 def package_scopes(corpus: Path, rows: list[dict]) -> dict[tuple[str, int, str], tuple[str, str]]:
     sys.path.insert(0, str(ROOT))
-    from zlint.scope.classify import classify, summarize
+    from zlint.scope.classify import classify
+    from zlint.scope.file_summary import summarize
 
     packages = sorted({"/".join(r["file"].split("/")[:2]) for r in rows})
     summaries = []

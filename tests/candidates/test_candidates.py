@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from zlint.candidates import stage as candidates
+from zlint.candidates import summary as candidate_summary
 from zlint.core.settings import Settings
 from zlint.engine.lint import lint_source
 from zlint.rules import visitors
@@ -16,7 +17,7 @@ from zlint.rules import visitors
 ALL = Settings(select=("ALL",), scope="all", target="single-graph")
 
 
-def _summaries(code: str) -> dict[str, candidates.FunctionSummary]:
+def _summaries(code: str) -> dict[str, candidate_summary.FunctionSummary]:
     units, _ = candidates.summarize(ast.parse(textwrap.dedent(code)))
     return {unit.node.name: unit.summary for unit in units}
 
@@ -45,7 +46,7 @@ def _plan(code: str, codes: list[str]) -> candidates.Plan | None:
 )
 def test_a_size_condition_makes_a_candidate(body, expected):
     summary = _summaries(f"import torch\ndef f(x, k: int):\n    {body}\n")["f"]
-    assert candidates.size_condition(summary) is expected
+    assert candidate_summary.size_condition(summary) is expected
 
 
 def test_sizes_flow_through_helpers_defined_anywhere():
@@ -62,8 +63,8 @@ def test_sizes_flow_through_helpers_defined_anywhere():
                 return x
     """
     found = _summaries(code)
-    assert candidates.size_condition(found["below_user"])
-    assert not candidates.size_condition(found["other_user"])  # the helper returns no size
+    assert candidate_summary.size_condition(found["below_user"])
+    assert not candidate_summary.size_condition(found["other_user"])  # the helper returns no size
 
 
 def test_tensor_tests_need_a_value_that_may_be_a_tensor():

@@ -177,14 +177,14 @@ def _hooked_recorder(base, skip_in: str | None = None):
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_trivia_skipping_walk_keeps_every_hooked_event(name):
-    from zlint.cst.batched import _IS_WALKED, _Batch
+    from zlint.cst.batched import IS_WALKED, _Batch
 
     module = cst.parse_module(SOURCES[name])
     recorder_class = _hooked_recorder(cst.BatchableCSTVisitor)
     expected, got = recorder_class(), recorder_class()
     MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([expected])
     batch = _Batch([got])
-    assert batch._cache is _IS_WALKED  # the trivia really are skipped here
+    assert batch._cache is IS_WALKED  # the trivia really are skipped here
     batch.walk(module)
     assert len(expected.events) > 100 and got.events == expected.events
 

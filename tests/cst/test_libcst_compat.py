@@ -202,7 +202,7 @@ def test_field_order_learnt_through_visit_equals_libcsts_internal_order():
         if cls.__name__ in batched._DELEGATED:
             continue
         batched._FIELD_ORDER.pop(cls, None)
-        assert batched._field_order(node) == _private_attribute_order(node), cls.__name__
+        assert batched.field_order(node) == _private_attribute_order(node), cls.__name__
 
 
 def _visitor_classes() -> set[type]:

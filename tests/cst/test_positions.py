@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from zlint.cst.batched import _DELEGATE, _IS_WALKED, _children, _field_order
+from zlint.cst.batched import DELEGATE, IS_WALKED, field_children, field_order
 from zlint.cst.positions import StatementPositions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,9 +52,9 @@ def _nodes(module: cst.Module) -> list[cst.CSTNode]:
 
     def walk(node):
         out.append(node)
-        order = _field_order(node)
-        children = node.children if order is _DELEGATE else [
-            c for a in order for c in _children(node, a, _IS_WALKED)
+        order = field_order(node)
+        children = node.children if order is DELEGATE else [
+            c for a in order for c in field_children(node, a, IS_WALKED)
         ]
         for child in children:
             walk(child)
@@ -119,11 +119,11 @@ def test_lookup_with_the_enclosing_defs_as_hint_equals_libcst(name):
         entered = isinstance(node, cst.FunctionDef)
         if entered:
             stack.append(node)
-        order = _field_order(node)
-        if order is _DELEGATE:
+        order = field_order(node)
+        if order is DELEGATE:
             children = node.children
         else:
-            children = [c for a in order for c in _children(node, a, _IS_WALKED)]
+            children = [c for a in order for c in field_children(node, a, IS_WALKED)]
         for child in children:
             walk(child)
         if entered:

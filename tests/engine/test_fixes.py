@@ -9,6 +9,7 @@ import pytest
 from conftest import run_zlint
 from zlint.core.diagnostics import Applicability, Edit, Fix
 from zlint.core.settings import Settings
+from zlint.core.source import check_syntax
 from zlint.engine import lint as engine
 from zlint.engine.fixes import apply_fixes, fix_file
 
@@ -62,7 +63,7 @@ def test_unsafe_fixes_insert_the_mark_and_a_second_run_changes_nothing(tmp_path)
     assert path.read_text() == UNSAFE
     assert proc.returncode == 0, proc.stdout
     assert "Fixed 2 findings." in proc.stderr
-    engine.check_syntax(path.read_text(), "m.py")  # re-parses
+    check_syntax(path.read_text(), "m.py")  # re-parses
     before = path.read_bytes()
     again = run_zlint("--select", "ZL4", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert path.read_bytes() == before

@@ -114,11 +114,32 @@ def test_no_libcst_when_nothing_is_parsed(project):
     assert "libcst" in both["loaded"] and "noqa.py:6:8: ZL101 " in both["out"]
 
 
-def test_the_flake8_entry_point_is_light():
+#: what loading an entry point (and its first job) runs -> the modules or packages it must not load
+LIGHT_ENTRIES = {
+    # flake8 loads the plugin in every run, whatever it checks
+    "flake8-plugin": ("import zlint.frontends.flake8", HEAVY + OPTIONAL + ("zlint.engine.cache", "hashlib")),
+    # pytest loads it in every run once zlint is installed
+    "pytest-plugin": (
+        "import zlint.verify.pytest_plugin",
+        ("libcst", "torch", "zlint.engine.lint", "zlint.core.registry", "zlint.rules"),
+    ),
+    # the rule metadata and the settings' selection: from the table, no rule module imported
+    "registry": (
+        "from zlint.core import registry, settings\n"
+        "s = settings.Settings(select=('ZL1',))\n"
+        "assert s.enabled_codes('m.py') == {'ZL101', 'ZL102', 'ZL103', 'ZL104'}\n"
+        f"assert len(registry.records()) == {len(registry.RULES_BY_CODE)}",
+        ("libcst", "zlint.rules"),
+    ),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(LIGHT_ENTRIES))
+def test_the_entry_points_are_light(entry):
+    run, watched = LIGHT_ENTRIES[entry]
     code = (
-        "import sys, zlint.frontends.flake8\n"
-        f"print(sorted(w for w in {HEAVY + OPTIONAL + ('zlint.engine.cache', 'hashlib')!r} "
-        "if any(m == w or m.startswith(w + '.') for m in sys.modules)))"
+        f"import sys\n{run}\n"
+        f"print(sorted(w for w in {watched!r} if any(m == w or m.startswith(w + '.') for m in sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

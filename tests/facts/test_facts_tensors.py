@@ -7,7 +7,7 @@ import pytest
 from test_size_facts import facts
 
 from conftest import codes_at
-from zlint.facts.size_facts import Kind
+from zlint.facts.lattice import Kind
 
 
 def kind_of(code: str, name: str) -> Kind | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_zlint
+from zlint.core import registry
 
 HAZARD = """\
 import torch
@@ -115,8 +116,16 @@ def test_exit_zero_still_fails_on_errors(project):
 def test_version_rules_and_rule_docs():
     proc = run_zlint("--version")
     assert proc.returncode == 0 and proc.stdout.startswith("zlint ")
-    listing = run_zlint("rules").stdout
-    assert "ZL101  size-compared-with-zero-or-one" in listing
+    listing = run_zlint("rules")
+    assert listing.returncode == 0 and listing.stderr == ""
+    assert "ZL101  size-compared-with-zero-or-one" in listing.stdout
+    # every rule once; the opt-in ones marked once, at the end of the line
+    lines = {line.split()[0]: line for line in listing.stdout.splitlines()}
+    assert set(lines) == set(registry.RULES_BY_CODE)
+    assert lines["ZL418"].endswith("mark the dims that vary  (opt-in)")
+    for code, rule in registry.RULES_BY_CODE.items():
+        assert lines[code].count("(opt-in)") == (0 if rule.default_enabled else 1), lines[code]
+        assert lines[code].endswith("  (opt-in)") is (not rule.default_enabled)
     doc = run_zlint("rule", "zl101")
     assert doc.returncode == 0
     assert doc.stdout == (ROOT / "rules" / "ZL101-size-compared-with-zero-or-one.md").read_text()
@@ -278,6 +287,23 @@ def test_usage_error_is_one_line(tmp_path):
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1
     assert proc.stderr.startswith("zlint: error: argument --format")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "-8", "two", "1.5", ""])
+def test_jobs_must_be_a_positive_integer(tmp_path, value):
+    (tmp_path / "m.py").write_text("x = 1\n")
+    result = run_zlint("--no-cache", "--jobs", value, "m.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == f"zlint: error: argument --jobs: expected a positive integer, got {value!r}\n"
+
+
+@pytest.mark.parametrize("value", ["1", "2", "16"])
+def test_positive_jobs_are_accepted(tmp_path, value):
+    (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x):\n    if x.size(0) == 1:\n        return x\n")
+    result = run_zlint("--no-cache", "--jobs", value, "--select", "ZL101", "m.py", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (1, "Found 1 finding in 1 file.\n")
+    assert result.stdout.startswith("m.py:5:8: ZL101 ")
 
 
 def test_examples_flag_every_hazard_and_no_fixed_version():

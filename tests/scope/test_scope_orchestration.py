@@ -9,7 +9,8 @@ import subprocess
 import sys
 import textwrap
 
-from zlint.scope.classify import classify, summarize
+from zlint.scope.classify import classify
+from zlint.scope.file_summary import summarize
 
 
 def scopes(files: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
@@ -577,7 +578,8 @@ def test_the_reason_does_not_depend_on_the_hash_seed():
     script = textwrap.dedent(
         '''
         import ast
-        from zlint.scope.classify import classify, summarize
+        from zlint.scope.classify import classify
+        from zlint.scope.file_summary import summarize
         src = """
         from torch import nn
 

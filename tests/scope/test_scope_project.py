@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from inprocess import zlint
-from zlint.scope.classify import classify, summarize
+from zlint.scope.classify import classify
+from zlint.scope.file_summary import summarize
 
 
 def scopes(files: dict[str, str]) -> dict[str, dict[int, tuple[str, str]]]:

@@ -11,9 +11,18 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from zlint.verify import CONFIRMED, NOT_OBSERVED, UNVERIFIABLE, check, example  # noqa: E402
+from zlint.verify import check, example  # noqa: E402
 from zlint.verify import examples as registry  # noqa: E402
-from zlint.verify.evidence import GRAPH_BREAK, GUARD, MISMATCH, RECOMPILE, SPECIALIZATION  # noqa: E402
+from zlint.verify.evidence import (  # noqa: E402
+    CONFIRMED,
+    GRAPH_BREAK,
+    GUARD,
+    MISMATCH,
+    NOT_OBSERVED,
+    RECOMPILE,
+    SPECIALIZATION,
+    UNVERIFIABLE,
+)
 from zlint.verify.sandbox.probe import compare  # noqa: E402
 from zlint.verify.sandbox.subjects import build, import_file  # noqa: E402
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from zlint.adoption.add_noqa import add_noqa
-from zlint.adoption.baseline import BaselineError, load_baseline, write_baseline
+from zlint.adoption.baseline import load_baseline, write_baseline
 from zlint.core.atomic import ChangedOnDisk
 from zlint.core.diagnostics import Diagnostic, FileError
 
@@ -28,7 +28,7 @@ def adopt(
 ) -> Adoption:
     """Apply ``--baseline``, then ``--write-baseline`` or ``--add-noqa``.
 
-    Raises :class:`BaselineError` (one line) when a baseline cannot be read or written.
+    Raises :class:`~zlint.adoption.baseline.BaselineError` (one line) when a baseline cannot be read or written.
     """
     out = Adoption(list(diagnostics))
     if baseline is not None:
@@ -66,4 +66,4 @@ def adopt(
     return out
 
 
-__all__ = ["Adoption", "BaselineError", "adopt"]
+__all__ = ["Adoption", "adopt"]

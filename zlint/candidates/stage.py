@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zlint.candidates import callers as call_sites
-from zlint.candidates.summary import FunctionSummary, Predicate, Unit, at_compile_sites, size_condition, spells
+from zlint.candidates.summary import FunctionSummary, Unit
 from zlint.candidates.values import FUNCTIONS, ModuleIndex
 from zlint.candidates.walk import callee_name, group, is_self_attribute
 from zlint.core.source import ODD_SEPARATORS
@@ -42,8 +42,6 @@ from zlint.facts.call_sites import DEPTH as CALL_SITE_DEPTH
 
 if TYPE_CHECKING:
     from zlint.core.settings import Settings
-
-__all__ = ["FunctionSummary", "Plan", "Predicate", "at_compile_sites", "plan", "size_condition", "spells", "summarize"]
 
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
 
@@ -134,7 +132,7 @@ def summarize(tree: ast.Module) -> tuple[list[Unit], FunctionSummary]:
     for unit in units:
         for cls in unit.classes:
             layers.setdefault(id(cls), set()).update(unit.summary.self_calls)
-    index._layers = {key: frozenset(names) for key, names in layers.items()}
+    index.set_layers(layers)
     return units, module
 
 

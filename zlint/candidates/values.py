@@ -16,12 +16,12 @@ from zlint.candidates.walk import (
     call_arguments,
     callee_name,
     chain_head,
-    dotted_path,
     group,
     is_self_attribute,
     own_returns,
     static_shape,
 )
+from zlint.core.ast_walk import dotted_path
 from zlint.facts.size_facts import (
     MASK_PRESERVING_METHODS,
     NON_TENSOR_METHODS,
@@ -88,8 +88,14 @@ class ModuleIndex:
 
     def layers(self, cls: ast.ClassDef) -> frozenset[str]:
         """The ``self.<attr>`` a class assigns a call to, anywhere in its code: those that may
-        hold a torch.nn layer or a submodule (filled by :func:`summarize`)."""
+        hold a torch.nn layer or a submodule (filled by :func:`set_layers`)."""
         return self._layers.get(id(cls), frozenset())
+
+    def set_layers(self, layers: dict[int, set[str]]) -> None:
+        """Record, per class (by the ``id`` of its ``ast.ClassDef``), the ``self.<attr>`` its
+        methods assign a call to (:func:`zlint.candidates.stage.summarize` finds them once the
+        methods are summarized)."""
+        self._layers = {key: frozenset(names) for key, names in layers.items()}
 
     def returns(self, owner: str | None, name: str, kind: str) -> bool:
         """Whether the same-module helper ``name`` (a method of class ``owner``) may return a
@@ -378,11 +384,6 @@ class ValueReadings:
         self.tensor_names  # noqa: B018 - masks are tensors: computed first
         return self._closure(frozenset(seed), self._mask, "_mask_names")
 
-    def may_be_mask(self, node: ast.AST | None) -> bool:
-        """Whether the facts may make ``node`` a bool tensor (``x > 0``, ``m & n``, ``x.isnan()``)."""
-        self.mask_names  # noqa: B018 - the names first
-        return self._mask(node)
-
     def _mask(self, node: ast.AST | None) -> bool:
         # while the names are being found: reads them as found so far
         if node is None:
@@ -528,11 +529,6 @@ class ValueReadings:
         """Names that may hold a comparison of a size (``small = n < 2``)."""
         self.size_names  # noqa: B018
         return self._closure(frozenset(), self._predicate, "_predicate_names")
-
-    def may_be_predicate(self, node: ast.AST | None) -> bool:
-        """Whether ``node`` may be a comparison of a size (a bool computed from one)."""
-        self.predicate_names  # noqa: B018 - the names first
-        return self._predicate(node)
 
     def _predicate(self, node: ast.AST | None) -> bool:
         # while the names are being found: reads them as found so far

@@ -33,17 +33,6 @@ def chain_head(node: ast.AST) -> ast.AST:
     return node
 
 
-def dotted_path(node: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def condition_atoms(test: ast.AST) -> Iterator[ast.AST]:
     """The operands of ``and``/``or``/``not`` whose truth a condition tests."""
     if isinstance(test, ast.BoolOp):

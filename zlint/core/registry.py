@@ -118,11 +118,6 @@ class RuleRecord:
     def is_static(self) -> bool:
         return self.kind == "static"
 
-    @property
-    def doc_name(self) -> str:
-        """The rule doc's file name in ``rules/``."""
-        return f"{self.code}-{self.name}.md"
-
 
 class RuleMetadataError(RuntimeError):
     """A rule module whose metadata cannot be read (a programming error in zlint)."""

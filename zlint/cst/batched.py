@@ -48,7 +48,8 @@ def _hook_names(cls: type) -> tuple[str, ...]:
 # Node types whose visit fires attribute hooks depending on the node's values (``format_spec``
 # only when present): LibCST visits these itself.
 _DELEGATED = frozenset({"FormattedStringExpression", "TemplatedStringExpression"})
-_DELEGATE: tuple[str, ...] = ("<delegate>",)
+#: the field order of those (:func:`field_order`): walk ``node.children`` as LibCST does
+DELEGATE: tuple[str, ...] = ("<delegate>",)
 _FIELD_ORDER: dict[type, tuple[str, ...]] = {}
 
 
@@ -68,12 +69,15 @@ class _FieldRecorder(cst.CSTVisitor):
             self.fields.append(attribute)
 
 
-def _field_order(node: cst.CSTNode) -> tuple[str, ...]:
+def field_order(node: cst.CSTNode) -> tuple[str, ...]:
+    """The fields of ``node`` in the order LibCST visits them (learnt once per type), or
+    :data:`DELEGATE`. Shared with the other walks that must see the nodes in the same order
+    (:mod:`zlint.cst.positions`, :mod:`zlint.facts.values`)."""
     cls = type(node)
     order = _FIELD_ORDER.get(cls)
     if order is None:
         if cls.__name__ in _DELEGATED:
-            order = _DELEGATE
+            order = DELEGATE
         else:
             recorder = _FieldRecorder(node)
             node.visit(recorder)
@@ -92,7 +96,9 @@ _TRIVIA = (
     cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
 )
 _IS_NODE: dict[type, bool] = {}
-_IS_WALKED: dict[type, bool] = {}
+#: the cache for :func:`field_children` that leaves trivia out: the nodes the walk enters when
+#: no visitor hooks trivia (shared with :mod:`zlint.cst.positions`, which marks those nodes)
+IS_WALKED: dict[type, bool] = {}
 
 
 def is_trivia(cls: type) -> bool:
@@ -100,9 +106,9 @@ def is_trivia(cls: type) -> bool:
     return issubclass(cls, _TRIVIA)
 
 
-def _children(node: cst.CSTNode, attribute: str, cache: dict[type, bool] = _IS_NODE) -> list[cst.CSTNode]:
+def field_children(node: cst.CSTNode, attribute: str, cache: dict[type, bool] = _IS_NODE) -> list[cst.CSTNode]:
     """The nodes in one field that the walk enters (CSTNode is an ABC: the answer is cached
-    per type); with the ``_IS_WALKED`` cache, trivia nodes are left out."""
+    per type); with the ``IS_WALKED`` cache, trivia nodes are left out."""
     value = getattr(node, attribute)
     kind = type(value)
     if kind is tuple or kind is list:
@@ -121,7 +127,7 @@ def _children(node: cst.CSTNode, attribute: str, cache: dict[type, bool] = _IS_N
 
 
 def _enters(kind: type, cache: dict[type, bool]) -> bool:
-    return issubclass(kind, cst.CSTNode) and not (cache is _IS_WALKED and is_trivia(kind))
+    return issubclass(kind, cst.CSTNode) and not (cache is IS_WALKED and is_trivia(kind))
 
 
 @lru_cache(maxsize=None)
@@ -167,14 +173,14 @@ def _plain(cls: type) -> bool:
 
 
 def _generic_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
-    order = _field_order(node)
-    if order is _DELEGATE:
+    order = field_order(node)
+    if order is DELEGATE:
         node.visit(visitor)
         return
     if visitor.on_visit(node):
         for attribute in order:
             visitor.on_visit_attribute(node, attribute)
-            for child in _children(node, attribute):
+            for child in field_children(node, attribute):
                 _generic_visit(child, visitor)
             visitor.on_leave_attribute(node, attribute)
     visitor.on_leave(node)
@@ -208,7 +214,7 @@ class _Batch(cst.CSTVisitor):
                     table.setdefault(type_name, []).append(method)
         hooked = {*self._visit, *self._leave, *self._visit_attr, *self._leave_attr}
         # skip trivia unless a visitor hooks one of their types
-        self._cache = _IS_NODE if hooked & _trivia_names() else _IS_WALKED
+        self._cache = _IS_NODE if hooked & _trivia_names() else IS_WALKED
         self._plans: dict[type, tuple] = {}  # per node type: see _plan
 
     def walk(self, node: cst.CSTNode) -> None:
@@ -216,7 +222,7 @@ class _Batch(cst.CSTVisitor):
         plan = self._plans.get(type(node))
         if plan is None:
             plan = self._plans[type(node)] = self._plan(node)
-        if plan is _DELEGATE:
+        if plan is DELEGATE:
             node.visit(self)
             return
         visits, leaves, fields, attribute_hooks = plan
@@ -228,7 +234,7 @@ class _Batch(cst.CSTVisitor):
             for attribute, before, after in attribute_hooks:
                 for method in before:
                     method(node)
-                for child in _children(node, attribute, self._cache):
+                for child in field_children(node, attribute, self._cache):
                     walk(child)
                 for method in after:
                     method(node)
@@ -257,9 +263,9 @@ class _Batch(cst.CSTVisitor):
         """What the walk does at a node of this type, found once per type: its ``visit_*`` and
         ``leave_*`` methods, the fields it enters, and each field's attribute hooks (when the
         type has any, every field is entered, as LibCST does)."""
-        order = _field_order(node)
-        if order is _DELEGATE:
-            return _DELEGATE
+        order = field_order(node)
+        if order is DELEGATE:
+            return DELEGATE
         name = type(node).__name__
         visit_attr = self._visit_attr.get(name, {})
         leave_attr = self._leave_attr.get(name, {})
@@ -269,7 +275,7 @@ class _Batch(cst.CSTVisitor):
                 (attribute, tuple(visit_attr.get(attribute, ())), tuple(leave_attr.get(attribute, ())))
                 for attribute in order
             )
-        elif self._cache is _IS_WALKED:
+        elif self._cache is IS_WALKED:
             order = _walked_fields(type(node), order)
         return tuple(self._visit.get(name, ())), tuple(self._leave.get(name, ())), order, hooks
 

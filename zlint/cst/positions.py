@@ -26,7 +26,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 
 from zlint.core.noqa import physical_lines
 from zlint.core.source import ODD_SEPARATORS
-from zlint.cst.batched import _DELEGATE, _IS_WALKED, _children, _field_order
+from zlint.cst.batched import DELEGATE, IS_WALKED, field_children, field_order
 from zlint.cst.compat import generate_unit
 
 
@@ -177,9 +177,9 @@ def _mark_units(units: list[_Unit], index: dict, default_indent: str, owner: dic
             _mark(statement, unit, owner)
             continue
         # a class's or def's header belongs to it as a whole; its body statements are units
-        for attribute in _field_order(statement):
+        for attribute in field_order(statement):
             if attribute != "body":
-                for child in _children(statement, attribute, _IS_WALKED):
+                for child in field_children(statement, attribute, IS_WALKED):
                     _mark(child, unit, owner)
         owner[id(statement)] = owner[id(block)] = unit
         _mark_units([index[id(s)] for s in block.body], index, default_indent, owner)
@@ -187,9 +187,9 @@ def _mark_units(units: list[_Unit], index: dict, default_indent: str, owner: dic
 
 def _mark(node: cst.CSTNode, unit: _Unit, owner: dict) -> None:
     owner[id(node)] = unit
-    order = _field_order(node)
-    children = node.children if order is _DELEGATE else [
-        child for attribute in order for child in _children(node, attribute, _IS_WALKED)
+    order = field_order(node)
+    children = node.children if order is DELEGATE else [
+        child for attribute in order for child in field_children(node, attribute, IS_WALKED)
     ]
     for child in children:
         _mark(child, unit, owner)

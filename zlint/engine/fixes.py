@@ -34,17 +34,6 @@ def lines_of(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
-def line_ending(text: str, line: int) -> str:
-    """The line ending of 1-based ``line`` (the file's first ending when it has none)."""
-    lines = lines_of(text)
-    candidates = [lines[line - 1]] if 0 < line <= len(lines) else []
-    for candidate in (*candidates, *lines):
-        stripped = candidate.rstrip("\r\n")
-        if stripped != candidate:
-            return candidate[len(stripped):]
-    return "\n"
-
-
 def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
     """Apply non-overlapping fixes in order of position; returns the text and how many applied."""
     lines = lines_of(text)

@@ -29,21 +29,17 @@ from typing import TYPE_CHECKING
 from zlint.core import noqa, registry
 from zlint.core.diagnostics import Diagnostic, FileError
 from zlint.core.settings import Settings
-from zlint.core.source import (  # the reading half lives in source (no LibCST); re-exported here
-    MAX_FILE_BYTES,  # noqa: F401 - re-exported
+from zlint.core.source import (  # the reading half lives in source (no LibCST)
     MAX_NESTING,
     FileResult,
     ParsedSource,
     SourceError,
     caused_by_recursion,
-    check_syntax,  # noqa: F401 - re-exported
-    decode_source,  # noqa: F401 - re-exported
     exception_summary,
     full_path_default,
     nesting_depth,
     parse_source,
     read_source,
-    too_large,  # noqa: F401 - re-exported
 )
 from zlint.scope.classify import FileScope, scope_for_file
 from zlint.scope.frames import mark_skipped
@@ -246,7 +242,7 @@ def preload(codes: Iterable[str]) -> None:
     (about 0.4 s of CPU per worker)."""
     codes = frozenset(codes)
     if registry.static_records(codes):
-        from zlint import rules  # noqa: F401
+        from zlint import rules
         from zlint.facts import imports, size_facts  # noqa: F401
 
         rules.visitors(codes)

@@ -12,7 +12,7 @@ import libcst as cst
 
 from zlint.cst.batched import visit
 from zlint.facts.imports import ImportMap
-from zlint.facts.literals import int_literal  # noqa: F401 - re-exported
+from zlint.facts.literals import int_literal
 
 MARK_FUNCTIONS = frozenset({"mark_dynamic", "maybe_mark_dynamic", "mark_unbacked"})
 _MARK_MODULES = ("torch._dynamo", "torch._dynamo.decorators", "torch.compiler")

@@ -13,7 +13,7 @@ import libcst as cst
 
 from zlint.facts.loops import assigned_names
 from zlint.facts.tensor_evidence import is_plain_value
-from zlint.facts.values import _BLOCKS, _statement_children
+from zlint.facts.values import BLOCKS, statement_children
 
 
 def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
@@ -24,8 +24,8 @@ def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
         current = todo.pop()
         if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             found.extend(s.value for s in current.body if isinstance(s, cst.Return))
-        elif isinstance(current, _BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
-            todo.extend(_statement_children(current))
+        elif isinstance(current, BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
+            todo.extend(statement_children(current))
     return found
 
 
@@ -45,10 +45,10 @@ def _assignments(function: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressio
                 elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
                     value = statement.value if isinstance(statement, cst.AnnAssign) else None
                     found.extend((n, value) for n in assigned_names(statement.target))
-        elif isinstance(current, _BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
+        elif isinstance(current, BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
             if isinstance(current, cst.For):
                 found.extend((n, None) for n in assigned_names(current.target))
-            todo.extend(_statement_children(current))
+            todo.extend(statement_children(current))
     return found
 
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from zlint.facts.dynamic_dims import int_literal, mark_kind
+from zlint.facts.dynamic_dims import mark_kind
 from zlint.facts.imports import ImportMap
+from zlint.facts.literals import int_literal
 
 # torch factories whose sizes are their positional int arguments
 _FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange"})

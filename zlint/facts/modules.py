@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from zlint.facts.values import _BLOCKS, _statement_children
+from zlint.facts.values import BLOCKS, statement_children
 
 #: torch.nn layers whose input and output dim 1 is the channel dim (fixed by the weights)
 CHANNEL_LAYERS = frozenset(
@@ -91,8 +91,8 @@ def class_facts(node: cst.ClassDef, qualify: Callable[[cst.BaseExpression], str 
         if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for statement in current.body:
                 _read(statement, qualify, layers, parameters, classes)
-        elif isinstance(current, _BLOCKS) and not isinstance(current, cst.ClassDef):
-            todo.extend(_statement_children(current))
+        elif isinstance(current, BLOCKS) and not isinstance(current, cst.ClassDef):
+            todo.extend(statement_children(current))
     return ClassFacts(layers, frozenset(parameters), classes)
 
 

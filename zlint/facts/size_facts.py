@@ -26,7 +26,7 @@ from zlint.facts.call_sites import CallSites
 from zlint.facts.comparisons import ComparisonFacts, names_fixed_size
 from zlint.facts.helpers import FunctionIndex, syntactic_size
 from zlint.facts.imports import ImportMap
-from zlint.facts.lattice import (  # re-exported: the rules read the lattice from here
+from zlint.facts.lattice import (
     CONTAINER,
     MASK,
     RANK,

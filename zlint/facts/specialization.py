@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.cst.batched import visit
-from zlint.facts.dynamic_dims import int_literal
+from zlint.facts.literals import int_literal
 
 _ITERATE = frozenset({"list", "tuple", "enumerate", "zip", "iter", "sorted"})
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.cst.batched import _field_order
+from zlint.cst.batched import field_order
 
 # torch.* namespaces whose functions return tensors; any other submodule (torch.cuda,
 # torch.jit, torch.distributed, torch.backends, ...) answers questions about the runtime.
@@ -87,8 +87,9 @@ def returns_tuple_by_flag(call: cst.Call) -> bool:
 
 
 # nodes that can hold statements: the scan below never enters an expression (assignments are
-# statements), which makes it a small fraction of a walk over the class
-_BLOCKS = (
+# statements), which makes it a small fraction of a walk over the class; the statement scans of
+# facts.helpers and facts.modules walk the same blocks (with :func:`statement_children`)
+BLOCKS = (
     cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
     cst.Finally, cst.MatchCase,
 )
@@ -101,17 +102,18 @@ def _assignments(node: cst.CSTNode):
         current = todo.pop()
         if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             yield from (s for s in current.body if isinstance(s, (cst.Assign, cst.AnnAssign)))
-        elif isinstance(current, _BLOCKS) and not isinstance(current, cst.ClassDef):
+        elif isinstance(current, BLOCKS) and not isinstance(current, cst.ClassDef):
             # a nested class has its own attributes
-            todo.extend(_statement_children(current))
+            todo.extend(statement_children(current))
 
 
-def _statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The blocks and simple statement lines right below ``node``, in LibCST's field order."""
     out = []
-    for attribute in _field_order(node):
+    for attribute in field_order(node):
         value = getattr(node, attribute)
         for item in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(item, (_BLOCKS, cst.SimpleStatementLine)):
+            if isinstance(item, (BLOCKS, cst.SimpleStatementLine)):
                 out.append(item)
     return out
 

@@ -19,9 +19,8 @@ from zlint.core.atomic import atomic_write
 from zlint.core.source import full_path_default
 from zlint.engine.cache import Cache, clean
 from zlint.engine.cache import default_directory as default_cache_dir
-from zlint.report import FORMATS, write_report
 from zlint.report.run import Run
-from zlint.report.writers import statistics
+from zlint.report.writers import FORMATS, statistics, write_report
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

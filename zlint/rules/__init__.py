@@ -38,4 +38,4 @@ def all_visitors() -> list[type[Rule]]:
     return visitors(registry.RULES_BY_CODE)
 
 
-__all__ = ["Rule", "all_visitors", "visitor", "visitors"]
+__all__ = ["all_visitors", "visitor", "visitors"]

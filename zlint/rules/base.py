@@ -21,8 +21,9 @@ from zlint.cst.positions import StatementPositions
 from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
 from zlint.facts.dynamic_dims import StaticDims
 from zlint.facts.imports import ImportMap
+from zlint.facts.lattice import Fact, Kind
 from zlint.facts.loops import LoopFacts
-from zlint.facts.size_facts import Fact, Kind, SizeFactsProvider
+from zlint.facts.size_facts import SizeFactsProvider
 
 if TYPE_CHECKING:
     from zlint.core.settings import Settings

@@ -12,7 +12,7 @@ import enum
 import libcst as cst
 
 from zlint.facts.conditions import condition_atoms, only_raises
-from zlint.facts.size_facts import Fact, Kind
+from zlint.facts.lattice import Fact, Kind
 from zlint.rules.base import Rule
 
 # Calls whose argument is the recommended, symbolic way to state a size fact.

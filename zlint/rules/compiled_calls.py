@@ -11,13 +11,13 @@ import libcst as cst
 
 from zlint.facts.compiled_scope import CompileSite
 from zlint.facts.imports import dotted_name
-from zlint.facts.loops import Frame, LoopFacts, Mark
-from zlint.facts.size_facts import Kind
+from zlint.facts.lattice import Kind
+from zlint.facts.loops import Frame, LoopFacts
 from zlint.rules.base import Rule
 
 _NON_TENSOR_KINDS = (Kind.SIZE, Kind.RANK, Kind.PREDICATE, Kind.SHAPE, Kind.STATIC)
 
-__all__ = ["CompiledCallRule", "Frame", "Mark", "root_name"]
+__all__ = ["CompiledCallRule", "root_name"]
 
 
 def root_name(expr: cst.BaseExpression) -> str | None:

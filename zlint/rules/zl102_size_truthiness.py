@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.candidates.summary import size_tested_for_truth
-from zlint.facts.size_facts import SIZE_WORDS, Fact, Kind
+from zlint.facts.lattice import Fact, Kind
+from zlint.facts.size_facts import SIZE_WORDS
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import snippet
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.candidates.summary import size_zero_test
+from zlint.facts.lattice import Fact, Kind
 from zlint.facts.literals import number_literal
-from zlint.facts.size_facts import SIZE_WORDS, Fact, Kind
+from zlint.facts.size_facts import SIZE_WORDS
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.versioned import target_version
 

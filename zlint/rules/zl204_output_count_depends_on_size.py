@@ -6,11 +6,12 @@ import ast
 
 import libcst as cst
 
-from zlint.candidates.stage import FunctionSummary
+from zlint.candidates.summary import FunctionSummary
 from zlint.cst.batched import visit
-from zlint.facts.size_facts import Kind
+from zlint.facts.lattice import Kind
+from zlint.facts.literals import int_literal
 from zlint.rules.base import Rule
-from zlint.rules.calls import int_value, keyword, method_name, positional, snippet, torch_function
+from zlint.rules.calls import keyword, method_name, positional, snippet, torch_function
 
 OPS = frozenset({"unbind", "split", "chunk", "tensor_split"})
 
@@ -93,13 +94,13 @@ class OutputCountDependsOnSize(Rule):
             if op == "split" and pieces is None:
                 pieces = keyword(node, "split_size")
             dim = rest[1] if len(rest) > 1 else keyword(node, "dim")
-        if int_value(dim) == -1:
+        if int_literal(dim) == -1:
             return  # the last dim is the feature dim in model code: static
         fact = self.fact(tensor) if tensor is not None else None
-        if fact is not None and int_value(dim) in fact.static_dims:
+        if fact is not None and int_literal(dim) in fact.static_dims:
             return  # split along channels into a conv, features into a Linear: fixed by weights
         if op != "unbind":
-            count = int_value(pieces)
+            count = int_literal(pieces)
             if op == "chunk":
                 # chunk(2) gives 2 pieces for every size >= 2 (measured: no extra graph)
                 if not (self.is_kind(pieces, Kind.SIZE) or (count is not None and count >= 3)):

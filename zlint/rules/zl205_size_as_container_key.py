@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import SIZE_WORDS, Kind
+from zlint.facts.lattice import Kind
+from zlint.facts.size_facts import SIZE_WORDS
 from zlint.rules.base import Rule
 from zlint.rules.calls import method_name, positional, snippet
 

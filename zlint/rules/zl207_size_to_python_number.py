@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import SIZE_WORDS, Kind
+from zlint.facts.lattice import Kind
+from zlint.facts.size_facts import SIZE_WORDS
 from zlint.rules.calls import positional, snippet
 from zlint.rules.versioned import BeforeSymbolicRelease, before_symbolic_release
 

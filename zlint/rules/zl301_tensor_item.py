@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import TENSOR_WORDS, Kind
+from zlint.facts.lattice import Kind
+from zlint.facts.size_facts import TENSOR_WORDS
 from zlint.rules.calls import method_name, positional, snippet
 from zlint.rules.data_dependent import SCALAR, CallRule
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.size_facts import Kind
+from zlint.facts.lattice import Kind
 from zlint.rules.base import Rule
 from zlint.rules.calls import method_name, snippet
 

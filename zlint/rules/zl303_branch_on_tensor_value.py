@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from zlint.facts.conditions import condition_atoms
-from zlint.facts.size_facts import Fact, Kind
+from zlint.facts.lattice import Fact, Kind
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import snippet
 

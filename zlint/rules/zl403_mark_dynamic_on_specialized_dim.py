@@ -7,8 +7,9 @@ from libcst.metadata import PositionProvider
 
 from zlint.core.diagnostics import Applicability, Edit, Fix
 from zlint.facts.compiled_scope import CompileSite
+from zlint.facts.loops import Frame
 from zlint.facts.specialization import positional_params, specializing_use
-from zlint.rules.compiled_calls import CompiledCallRule, Frame
+from zlint.rules.compiled_calls import CompiledCallRule
 
 
 class MarkDynamicOnSpecializedDim(CompiledCallRule):

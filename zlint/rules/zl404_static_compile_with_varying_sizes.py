@@ -5,10 +5,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from zlint.candidates.stage import at_compile_sites
+from zlint.candidates.summary import at_compile_sites
 from zlint.facts.compiled_scope import CompileSite, Dynamic
-from zlint.facts.size_facts import Kind
-from zlint.rules.compiled_calls import CompiledCallRule, Frame
+from zlint.facts.lattice import Kind
+from zlint.facts.loops import Frame
+from zlint.rules.compiled_calls import CompiledCallRule
 
 
 class StaticCompileWithVaryingSizes(CompiledCallRule):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.stage import spells
-from zlint.facts.dynamic_dims import DIM_FACTORIES, int_literal
+from zlint.candidates.summary import spells
+from zlint.facts.dynamic_dims import DIM_FACTORIES
+from zlint.facts.literals import int_literal
 from zlint.rules.base import Rule
 
 

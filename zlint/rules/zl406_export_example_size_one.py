@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.stage import spells
-from zlint.facts.dynamic_dims import int_literal
+from zlint.candidates.summary import spells
+from zlint.facts.literals import int_literal
 from zlint.rules.base import Rule
 
 EXPORTS = frozenset({"torch.export.export", "torch.export.export_for_training", "torch.export.draft_export"})

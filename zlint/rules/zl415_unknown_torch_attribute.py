@@ -13,7 +13,7 @@ from zlint.facts.imports import dotted_name
 from zlint.rules.compile_checks import TorchDataRule, did_you_mean, version_note
 
 if TYPE_CHECKING:
-    from zlint.candidates.stage import FunctionSummary
+    from zlint.candidates.summary import FunctionSummary
     from zlint.core.settings import Settings
 
 #: namespaces whose attributes exist only at run time: plugins register device modules

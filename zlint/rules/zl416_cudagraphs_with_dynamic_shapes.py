@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from zlint.candidates.stage import at_compile_sites
+from zlint.candidates.summary import at_compile_sites
 from zlint.facts.compile_calls import CompileCall, compile_call, is_none, literal_bool, literal_string
 from zlint.facts.imports import dotted_name
 from zlint.rules.compile_checks import TorchDataRule

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zlint.candidates.stage import at_compile_sites
+from zlint.candidates.summary import at_compile_sites
 from zlint.facts.compile_calls import CompileCall, literal_type
 from zlint.rules.compile_checks import CompileCallRule, version_note
 

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from zlint.scope.compile_state import absolute_name, known_predicate_value, skipped_operands, tree_value
-from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, _Function, qualify, summarize
+from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, qualify, summarize
 from zlint.scope.host_roles import ATTENTION_PROCESSOR, checkpoint_role, class_role, file_role, function_role
 from zlint.scope.names import Key, Project
 
-__all__ = ["COMPILED", "NEVER", "UNKNOWN", "FileScope", "FileSummary", "classify", "scope_for_file", "summarize"]
+__all__ = ["COMPILED", "NEVER", "UNKNOWN", "FileScope", "classify", "scope_for_file"]
 
 COMPILED, NEVER, UNKNOWN = "compiled", "never", "unknown"
 
@@ -70,7 +70,7 @@ class FileScope:
         return found
 
 
-def _marked_never(function: _Function) -> str | None:
+def _marked_never(function: FunctionInfo) -> str | None:
     """An explicit marker that dynamo skips ``function``: it wins over reachability."""
     for decorator in function.decorators:
         if decorator in _DISABLE:
@@ -90,7 +90,7 @@ def _class_names(project: Project, path: str, cls: str, seen: frozenset = frozen
     return names
 
 
-def _never_reason(project: Project, path: str, function: _Function) -> str | None:
+def _never_reason(project: Project, path: str, function: FunctionInfo) -> str | None:
     """Why ``function`` never runs compiled, from what it is, or None. These are heuristics:
     a function that compiled code reaches is compiled whatever this says."""
     reason = function_role(function.name)
@@ -268,7 +268,7 @@ def _predicate_value(name: str, path: str, project: Project, seen: frozenset = f
 
 
 def _propagate_never(
-    functions: dict[Key, _Function],
+    functions: dict[Key, FunctionInfo],
     verdict: dict[Key, tuple[str, str]],
     callers: dict[Key, set[Key]],
     branch_callers: dict[Key, Key],
@@ -291,7 +291,7 @@ def _propagate_never(
                 changed = True
 
 
-def _inherited(regions: list[tuple[int, int, str, str]], function: _Function) -> tuple[str, str] | None:
+def _inherited(regions: list[tuple[int, int, str, str]], function: FunctionInfo) -> tuple[str, str] | None:
     """A nested function runs where its enclosing function runs."""
     for start, end, scope, reason in reversed(regions):
         if start <= function.start and function.end <= end and scope != UNKNOWN:

@@ -72,8 +72,9 @@ def known_predicate_value(qualified: str) -> bool | None:
     return LIBRARY_PREDICATES.get(qualified)
 
 
-def dotted(node: ast.AST) -> str | None:
-    """``a.b.c`` for a chain of names and attributes (``super().x`` too), else None."""
+def dotted_with_super(node: ast.AST) -> str | None:
+    """:func:`zlint.core.ast_walk.dotted_path`, and ``"super().x"`` for a chain on ``super()``: the
+    scope resolves a method's call of its base class's method (``super().forward(x)``)."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -98,7 +99,7 @@ def test_tree(test: ast.expr, local: dict[str, ast.expr] | None = None) -> list:
         kind = "and" if isinstance(test.op, ast.And) else "or"
         return [kind, [[test_tree(v, local), *_span(v)] for v in test.values]]
     if isinstance(test, ast.Call):
-        name = dotted(test.func)
+        name = dotted_with_super(test.func)
         return ["call", name] if name else ["?"]
     if isinstance(test, ast.Name) and local and test.id in local:
         return test_tree(local.pop(test.id), local)  # popped: a self-referencing name ends here

@@ -9,7 +9,7 @@ import ast
 from dataclasses import dataclass, field
 
 from zlint.core.ast_walk import walk
-from zlint.scope.compile_state import PREDICATE, calls_predicate, dotted, predicate_returns, test_tree
+from zlint.scope.compile_state import PREDICATE, calls_predicate, dotted_with_super, predicate_returns, test_tree
 from zlint.scope.host_roles import SESSION
 
 # Reading or writing files: dynamo cannot trace it, and model code does it only at setup or export
@@ -23,7 +23,10 @@ COMPILE_CALLS = frozenset({"torch.compile"})
 
 
 @dataclass
-class _Function:
+class FunctionInfo:
+    """A function or method of a file (:attr:`FileSummary.functions`): what it calls, how it is
+    decorated and what it does; read by the name resolution and the classification."""
+
     qualname: str
     name: str
     start: int
@@ -46,7 +49,7 @@ class _Function:
 
 
 @dataclass
-class _Guard:
+class GuardInfo:
     """An ``if`` in a function whose test calls a compile-state predicate; read in :func:`classify`,
     once every predicate of the run is known."""
 
@@ -61,7 +64,9 @@ class _Guard:
 
 
 @dataclass
-class _Class:
+class ClassInfo:
+    """A class of a file (:attr:`FileSummary.classes`): its bases, methods and layer attributes."""
+
     qualname: str
     bases: list[str]
     methods: dict[str, str] = field(default_factory=dict)  # name -> function qualname
@@ -75,19 +80,19 @@ class FileSummary:
     path: str
     #: local name -> dotted target (``nn`` -> ``torch.nn``, ``helper`` -> ``.utils.helper``)
     imports: dict[str, str] = field(default_factory=dict)
-    functions: dict[str, _Function] = field(default_factory=dict)
-    classes: dict[str, _Class] = field(default_factory=dict)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
     #: callee expressions passed to torch.compile / compiled in place, as (owner qualname, dotted)
     compiled_names: list[tuple[str, str]] = field(default_factory=list)
     #: module-level `name = Cls(...)` bindings, for `torch.compile(model)`
     instances: dict[str, str] = field(default_factory=dict)
     #: earlier definitions of a name defined again (`if cond: def f` / `else: def f`): they run
     #: where the later one with the same qualified name runs
-    shadowed: list[_Function] = field(default_factory=list)
+    shadowed: list[FunctionInfo] = field(default_factory=list)
     #: (first line, last line) of blocks that end by raising, and of raise statements
     error_paths: list[tuple[int, int]] = field(default_factory=list)
     #: tests calling a compile-state predicate, in source order
-    guards: list[_Guard] = field(default_factory=list)
+    guards: list[GuardInfo] = field(default_factory=list)
     #: predicate functions defined here (`def is_tracing(...)`): qualname -> tree of what they return
     predicates: dict[str, list] = field(default_factory=dict)
     size_oblivious: bool = False  # enables backed_size_oblivious
@@ -113,8 +118,8 @@ class _Summarizer:
     def __init__(self, summary: FileSummary) -> None:
         self.summary = summary
         self.scope: list[str] = []
-        self.classes: list[_Class] = []
-        self.functions: list[_Function] = []
+        self.classes: list[ClassInfo] = []
+        self.functions: list[FunctionInfo] = []
         self.guard_at: tuple[int, int] | None = None  # (guard, branch) holding the current code
         self.shares_a_line: set[int] = set()  # first lines of blocks written on their test's line
 
@@ -160,7 +165,7 @@ class _Summarizer:
 
     def klass(self, node: ast.ClassDef) -> None:
         qual = ".".join([*self.scope, node.name])
-        info = _Class(qual, [b for b in (dotted(base) for base in node.bases) if b])
+        info = ClassInfo(qual, [b for b in (dotted_with_super(base) for base in node.bases) if b])
         self.summary.classes[qual] = info
         for expr in (*node.bases, *node.keywords, *node.decorator_list):
             self.expressions(expr)
@@ -174,17 +179,19 @@ class _Summarizer:
         qual = ".".join([*self.scope, node.name])
         parent = ".".join(self.scope)
         cls = self.classes[-1].qualname if self.classes and self.classes[-1].qualname == parent else None
-        info = _Function(qual, node.name, node.lineno, node.end_lineno or node.lineno, cls)
+        info = FunctionInfo(qual, node.name, node.lineno, node.end_lineno or node.lineno, cls)
         args = node.args
         info.params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         info.takes_session = any(
-            SESSION.search(dotted(a.annotation) or "") for a in (*args.posonlyargs, *args.args) if a.annotation
+            SESSION.search(dotted_with_super(a.annotation) or "")
+            for a in (*args.posonlyargs, *args.args)
+            if a.annotation
         )
         if node.decorator_list:
             info.start = min(d.lineno for d in node.decorator_list)
         for decorator in node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            name = qualify(self.summary, dotted(target))
+            name = qualify(self.summary, dotted_with_super(target))
             if name:
                 info.decorators.append(name)
         if qual in self.summary.functions:
@@ -237,7 +244,7 @@ class _Summarizer:
             return False
         body = (node.body[0].lineno, max((s.end_lineno or s.lineno) for s in node.body))
         orelse = (node.orelse[0].lineno, max((s.end_lineno or s.lineno) for s in node.orelse)) if node.orelse else None
-        guard = _Guard(self.functions[-1].qualname, test, body, orelse, ([], []), self.guard_at)
+        guard = GuardInfo(self.functions[-1].qualname, test, body, orelse, ([], []), self.guard_at)
         index = len(self.summary.guards)
         self.summary.guards.append(guard)
         self.expressions(node.test)
@@ -250,20 +257,20 @@ class _Summarizer:
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
         for target in targets:
-            if (dotted(target) or "").endswith("backed_size_oblivious") and _is_true(value):
+            if (dotted_with_super(target) or "").endswith("backed_size_oblivious") and _is_true(value):
                 self.summary.size_oblivious = self.summary.single_graph = True
             if self.functions and isinstance(target, ast.Attribute) and target.attr == "data":
                 self.functions[-1].mutates_module = True  # `module.weight.data = fused`: surgery
         if not isinstance(value, ast.Call):
             return
-        callee = dotted(value.func)
+        callee = dotted_with_super(value.func)
         if self.functions and (callee or "").endswith("Parameter"):
             if any(isinstance(t, ast.Attribute) for t in targets):  # `self.w = nn.Parameter(...)`
                 self.functions[-1].mutates_module = True
         if not callee or not callee.rsplit(".", 1)[-1][:1].isupper():
             return
         for target in targets:
-            name = dotted(target)
+            name = dotted_with_super(target)
             if name and name.startswith("self.") and self.classes and name.count(".") == 1:
                 self.classes[-1].attributes.setdefault(name[5:], callee)
             elif name and not self.functions:
@@ -279,11 +286,11 @@ class _Summarizer:
                 if isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(node.ctx, ast.Load):
                     self.functions[-1].refs.add(node.attr)
             elif isinstance(node, ast.Attribute) and node.attr == "DYNAMIC":
-                if (dotted(node.value) or "").endswith("Dim"):
+                if (dotted_with_super(node.value) or "").endswith("Dim"):
                     self.summary.single_graph = True
 
     def call(self, node: ast.Call) -> None:
-        callee = dotted(node.func)
+        callee = dotted_with_super(node.func)
         if callee is None:
             return
         last = callee.rsplit(".", 1)[-1]
@@ -305,7 +312,7 @@ class _Summarizer:
         owner = ".".join(self.scope)
         if qualified in COMPILE_CALLS and node.args:
             first = node.args[0]
-            target = dotted(first.func) if isinstance(first, ast.Call) else dotted(first)
+            target = dotted_with_super(first.func) if isinstance(first, ast.Call) else dotted_with_super(first)
             if target:
                 self.summary.compiled_names.append((owner, target))
         elif last == "compile" and qualified == callee and "." in callee and not node.args:
@@ -319,7 +326,7 @@ def _raises(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Assert):
         return isinstance(stmt.test, ast.Constant) and not stmt.test.value
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
-        name, first = dotted(stmt.value.func) or "", stmt.value.args[0]
+        name, first = dotted_with_super(stmt.value.func) or "", stmt.value.args[0]
         return name.endswith("_assert") and isinstance(first, ast.Constant) and first.value is False
     return False
 

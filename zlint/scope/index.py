@@ -23,7 +23,7 @@ from pathlib import Path
 from zlint.core.atomic import atomic_write
 from zlint.core.source import MAX_FILE_BYTES, SourceError, parse_source, read_source
 from zlint.scope.classify import FileScope, classify
-from zlint.scope.file_summary import FileSummary, _Class, _Function, _Guard, summarize
+from zlint.scope.file_summary import ClassInfo, FileSummary, FunctionInfo, GuardInfo, summarize
 
 
 class ProjectIndex:
@@ -191,8 +191,8 @@ def _encode(summary: FileSummary) -> dict:
     return data
 
 
-def _function(f: dict) -> _Function:
-    return _Function(
+def _function(f: dict) -> FunctionInfo:
+    return FunctionInfo(
         **{
             **f,
             "calls": set(f["calls"]),
@@ -203,9 +203,9 @@ def _function(f: dict) -> _Function:
     )
 
 
-def _guard(g: dict) -> _Guard:
+def _guard(g: dict) -> GuardInfo:
     orelse, parent = g["orelse"], g["parent"]
-    return _Guard(
+    return GuardInfo(
         g["function"], g["test"], tuple(g["body"]), tuple(orelse) if orelse else None,
         (list(g["calls"][0]), list(g["calls"][1])), tuple(parent) if parent else None,
     )
@@ -219,7 +219,7 @@ def _decode(data: object) -> FileSummary | None:
         for qual, f in data["functions"].items():
             function = _function(f)
             functions[qual] = function
-        classes = {qual: _Class(**c) for qual, c in data["classes"].items()}
+        classes = {qual: ClassInfo(**c) for qual, c in data["classes"].items()}
         shadowed = [_function(f) for f in data["shadowed"]]
         return FileSummary(
             **{

@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable
 from pathlib import PurePath
 
-from zlint.scope.file_summary import FileSummary, _Function, qualify
+from zlint.scope.file_summary import FileSummary, FunctionInfo, qualify
 
 # nn.Module and its subclasses in torch (Sequential, ModuleList, ...): their forward is traced.
 _MODULE_BASE_PREFIXES = ("torch.nn.", "nn.")
@@ -168,7 +168,7 @@ class Project:
             info = self.files[path].classes.get(base[1])
         return None
 
-    def callees(self, path: str, function: _Function, names: Iterable[str] | None = None) -> list[Key]:
+    def callees(self, path: str, function: FunctionInfo, names: Iterable[str] | None = None) -> list[Key]:
         """The functions of the run that ``function`` calls (as far as names resolve); ``names``:
         only these of its calls."""
         summary = self.files[path]

@@ -145,14 +145,6 @@ class CallPaths:
     def reaches(self, line: int) -> bool:
         return self.key(line) is not None
 
-    def function_of(self, line: int) -> tuple[int, int] | None:
-        """``(first, last)`` of the innermost reached function holding ``line``."""
-        holding = [s for s in self.spans if s[0] <= line <= s[1]]
-        if not holding:
-            return None
-        first, last, _ = min(holding, key=lambda s: s[1] - s[0])
-        return first, last
-
     def precedes(self, earlier: int | None, line: int) -> bool:
         """Whether ``earlier`` may run before ``line`` in one call of the verified function: its
         call path sorts first and is not a call that leads to ``line`` (a break at the call of a

@@ -52,11 +52,14 @@ _NOTES = {
 }
 
 
-def _dotted(node: ast.AST) -> str:
+def _trailing_names(node: ast.AST) -> str:
+    """Like :func:`zlint.core.ast_walk.dotted_path`, but a chain on an expression that is no name
+    keeps its attributes: ``make().compile`` -> ``"compile"`` (``models[0].compile()`` compiles
+    too), where ``dotted_path`` gives None; ``""`` for no attribute at all."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
+        inner = _trailing_names(node.value)
         return f"{inner}.{node.attr}" if inner else node.attr
     return ""
 
@@ -68,7 +71,7 @@ def is_caller(func: ast.AST) -> bool:
         if node is func:
             continue
         if isinstance(node, ast.Call):
-            name = _dotted(node.func)
+            name = _trailing_names(node.func)
             last = name.rsplit(".", 1)[-1]
             if last == "compile" and name != "re.compile" or name in ("export", "torch.export.export", "export.export"):
                 return True

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from zlint.core.ast_walk import dotted_path
+
 #: size of every dim the sweep does not drive (not in the default sweep, so never duck-sized with it)
 FIXED = 4
 DEFAULT_RANK = 2
@@ -78,15 +80,6 @@ def find_function(tree: ast.Module, qualname: str) -> ast.FunctionDef | ast.Asyn
     return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else ""
-    return ""
-
-
 def _jaxtyping(annotation: ast.expr | None) -> tuple[str, list[str]] | None:
     """``Float[Tensor, "batch seq dim"]`` -> ("float", ["batch", "seq", "dim"])."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
@@ -96,7 +89,7 @@ def _jaxtyping(annotation: ast.expr | None) -> tuple[str, list[str]] | None:
             return None
     if not isinstance(annotation, ast.Subscript):
         return None
-    dtype = _DTYPES.get(_dotted(annotation.value).rsplit(".", 1)[-1])
+    dtype = _DTYPES.get((dotted_path(annotation.value) or "").rsplit(".", 1)[-1])
     index = annotation.slice
     if dtype is None or not isinstance(index, ast.Tuple) or len(index.elts) != 2:
         return None
@@ -115,7 +108,7 @@ def _is_tensor_annotation(annotation: ast.expr | None) -> bool:
         return False
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         return annotation.value in _TENSOR_NAMES
-    return _dotted(annotation) in _TENSOR_NAMES
+    return (dotted_path(annotation) or "") in _TENSOR_NAMES
 
 
 def _int_index(node: ast.expr) -> int | None:
@@ -209,7 +202,7 @@ class _Usage(ast.NodeVisitor):
                 index = self._index(node.slice)
                 if index is not None:
                     return owner.id, index
-        if isinstance(node, ast.Call) and _dotted(node.func) == "len" and len(node.args) == 1:
+        if isinstance(node, ast.Call) and dotted_path(node.func) == "len" and len(node.args) == 1:
             arg = node.args[0]
             if isinstance(arg, ast.Name) and arg.id in self.params:
                 return arg.id, 0
@@ -297,10 +290,10 @@ class _Usage(ast.NodeVisitor):
         if ref:
             self._need(*ref)
         first = node.args[0] if node.args else None
-        if _dotted(node.func) in ("torch._assert", "_assert") and first is not None:
+        if dotted_path(node.func) in ("torch._assert", "_assert") and first is not None:
             self._asserted_rank(first)
         if isinstance(first, ast.Name) and first.id in self.params:
-            callee = _dotted(node.func)
+            callee = dotted_path(node.func) or ""
             if callee.startswith("self.") and callee.count(".") == 1:
                 self.submodules.setdefault(first.id, []).append(callee[5:])
             rank, dtype = _op_need(callee)
@@ -348,7 +341,7 @@ def plan_inputs(
         if has_default and name not in usage.used_as_tensor:
             plan.params.append(Param(name, "default", keyword_only=keyword_only))
             continue
-        annotation = _dotted(arg.annotation) if arg.annotation is not None else ""
+        annotation = (dotted_path(arg.annotation) or "") if arg.annotation is not None else ""
         if annotation in ("int", "float", "bool"):
             plan.params.append(Param(name, "int", keyword_only=keyword_only))
             continue

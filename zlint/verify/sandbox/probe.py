@@ -606,12 +606,6 @@ def _covers(code: Any, line: int) -> bool:
     return bool(lines) and code.co_firstlineno <= line <= max(lines)
 
 
-def _significant(report: FunctionReport) -> list[Evidence]:
-    """Keep plain guards only where they cost something: in a mode that compiled extra graphs."""
-    extra = {r.mode for r in report.runs if not r.skipped and r.extra_graphs}
-    return [e for e in report.evidence if e.kind != GUARD or e.mode in extra]
-
-
 def _to_device(value: Any, device: str) -> Any:
     if isinstance(value, torch.Tensor):
         return value.to(device)

@@ -84,7 +84,9 @@ def import_file(path: str | Path) -> Any:
     return module
 
 
-def _make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
+def make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
+    """``make_inputs(n)`` for a synthesized input plan: the call's arguments for size ``n``
+    (used by the worker's subjects and by :func:`zlint.verify.check`)."""
     import torch
 
     def make(n: int) -> tuple[tuple, dict]:
@@ -275,7 +277,7 @@ def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | N
             raise Unverifiable(plan.problem)
         if found.is_method:
             _rank_from_layers(plan, getattr(call, "__self__", None))
-        make = _make_from_plan(plan)
+        make = make_from_plan(plan)
         source, detail = plan.source, plan.describe()
         if found.built:
             detail = f"{detail} on {found.built}"
