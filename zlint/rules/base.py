@@ -158,27 +158,16 @@ class Rule(cst.BatchableCSTVisitor):
         reports nothing here (checked after the trigger words). Must never say False wrongly."""
         return True
 
-    # PositionProvider is resolved lazily (see get_metadata): only files with findings pay for it
-    METADATA_DEPENDENCIES = (SizeFactsProvider,)
+    #: The shared per-node facts the rule reads (LibCST metadata providers): none by default, so a
+    #: rule that reads no size fact never makes a file pay for them. Declare what you read, or pick
+    #: :class:`SizeFactsRule`. ``context.imports`` needs no declaration: the engine fills it for
+    #: every file. PositionProvider is resolved lazily (see get_metadata): only files with
+    #: findings pay for it. LibCST unions the declarations along the class's bases.
+    METADATA_DEPENDENCIES: ClassVar[tuple] = ()
 
     def __init__(self, context: FileContext) -> None:
         super().__init__()
         self.context = context
-
-    def fact(self, node: cst.CSTNode) -> Fact | None:
-        return self.get_metadata(SizeFactsProvider, node, None)
-
-    def is_kind(self, node: cst.BaseExpression | None, kind: Kind) -> bool:
-        """Whether the shared facts give ``node`` (None: no expression) the value ``kind``."""
-        fact = self.fact(node) if node is not None else None
-        return fact is not None and fact.kind is kind
-
-    def holds_size(self, node: cst.BaseExpression) -> bool:
-        """A size or shape, or a tuple with one in it (``(h, w)`` as a key or format argument)."""
-        fact = self.fact(node)
-        if fact is not None and fact.kind in (Kind.SIZE, Kind.SHAPE):
-            return True
-        return isinstance(node, cst.Tuple) and any(self.holds_size(e.value) for e in node.elements)
 
     def get_metadata(self, key, node, default=_NO_DEFAULT):  # type: ignore[override]
         # Positions cost ~2.5x the parse over a whole file and are needed only for reported
@@ -208,3 +197,29 @@ class Rule(cst.BatchableCSTVisitor):
                 tier=tier or self.tier,
             )
         )
+
+
+class SizeFactsRule(Rule):
+    """Pick this base (directly, or through a base built on it) when the rule reads the shared
+    size facts: what each expression holds (a size, a shape, a rank, a tensor, a size bool), from
+    :class:`~zlint.facts.size_facts.SizeFactsProvider`. It declares the provider, so a run pays
+    for the facts only when one of its rules reads them; a rule on plain ``Rule`` that calls
+    ``fact()`` fails loudly (LibCST: not declared in METADATA_DEPENDENCIES)."""
+
+    METADATA_DEPENDENCIES = (SizeFactsProvider,)
+
+    def fact(self, node: cst.CSTNode) -> Fact | None:
+        """What the size facts say ``node`` holds; None: nothing they know of."""
+        return self.get_metadata(SizeFactsProvider, node, None)
+
+    def is_kind(self, node: cst.BaseExpression | None, kind: Kind) -> bool:
+        """Whether the shared facts give ``node`` (None: no expression) the value ``kind``."""
+        fact = self.fact(node) if node is not None else None
+        return fact is not None and fact.kind is kind
+
+    def holds_size(self, node: cst.BaseExpression) -> bool:
+        """A size or shape, or a tuple with one in it (``(h, w)`` as a key or format argument)."""
+        fact = self.fact(node)
+        if fact is not None and fact.kind in (Kind.SIZE, Kind.SHAPE):
+            return True
+        return isinstance(node, cst.Tuple) and any(self.holds_size(e.value) for e in node.elements)

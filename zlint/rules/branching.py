@@ -11,9 +11,7 @@ import enum
 
 import libcst as cst
 
-from zlint.facts.conditions import condition_atoms, only_raises
-from zlint.facts.size_facts import Fact, Kind
-from zlint.rules.base import Rule
+from zlint.rules.api import Fact, Kind, SizeFactsRule, condition_atoms, only_raises
 
 # Calls whose argument is the recommended, symbolic way to state a size fact.
 SYMBOLIC_CHECKS = ("torch._check", "torch._assert", "torch.cond", "torch.sym_", "torch._dynamo")
@@ -25,7 +23,7 @@ class Where(enum.Enum):
     ARGUMENT = "argument"  # passed on to a call
 
 
-class BranchRule(Rule):
+class BranchRule(SizeFactsRule):
     """Calls :meth:`check_atom` for each atom of each condition and call argument."""
 
     def __init__(self, context) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.imports import ImportMap
-from zlint.facts.literals import int_literal as int_value  # noqa: F401 - re-exported
+from zlint.rules.api import ImportMap
+from zlint.rules.api import int_literal as int_value  # noqa: F401 - re-exported
 
 
 def method_name(call: cst.Call) -> str | None:

@@ -7,9 +7,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from zlint.core.torch_versions import TorchData, torch_data
-from zlint.facts.compile_calls import CompileCall, compile_call
-from zlint.rules.base import Rule
+from zlint.rules.api import CompileCall, Rule, TorchData, compile_call, torch_data
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

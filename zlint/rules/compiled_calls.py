@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.compiled_scope import CompileSite
-from zlint.facts.imports import dotted_name
-from zlint.facts.loops import Frame, LoopFacts, Mark
-from zlint.facts.size_facts import Kind
-from zlint.rules.base import Rule
+from zlint.rules.api import CompileSite, Frame, Kind, LoopFacts, Mark, SizeFactsRule, dotted_name
 
 _NON_TENSOR_KINDS = (Kind.SIZE, Kind.RANK, Kind.PREDICATE, Kind.SHAPE, Kind.STATIC)
 
@@ -27,7 +23,7 @@ def root_name(expr: cst.BaseExpression) -> str | None:
     return expr.value if isinstance(expr, cst.Name) else None
 
 
-class CompiledCallRule(Rule):
+class CompiledCallRule(SizeFactsRule):
     """Calls :meth:`compiled_call` for each call to a callable compiled in this file.
 
     The loop state (:mod:`zlint.facts.loops`) is one shared fact of the file: every rule of

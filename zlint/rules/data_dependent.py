@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.base import Rule
+from zlint.rules.api import SizeFactsRule
 from zlint.rules.calls import method_name, torch_function
 
 #: the cost, said the same way by every ZL3xx message (the details live in the rule docs:
@@ -26,7 +26,7 @@ def root_of(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
-class CallRule(Rule):
+class CallRule(SizeFactsRule):
     """A rule about calls of some tensor methods / ``torch.*`` functions."""
 
     METHODS: frozenset[str] = frozenset()

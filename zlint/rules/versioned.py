@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from zlint.core.torch_versions import parse_version, target_torch_version
-from zlint.rules.base import Rule
+from zlint.rules.api import Rule, parse_version, target_torch_version
 
 
 @functools.lru_cache(maxsize=16)
