@@ -42,7 +42,8 @@ def zlint_imports(path) -> list[tuple[int, str]]:
             if node.level:
                 anchor = "zlint.rules".split(".")[: 3 - node.level]
                 module = ".".join([*anchor, *([module] if module else [])])
-            names = [f"{module}.{alias.name}" for alias in node.names] if module in ("zlint", "zlint.rules") else [module]
+            packages = ("zlint", "zlint.rules")  # `from zlint.rules import calls` imports a module
+            names = [f"{module}.{alias.name}" for alias in node.names] if module in packages else [module]
             found.extend((node.lineno, name) for name in names)
     return [(line, name) for line, name in found if name == "zlint" or name.startswith("zlint.")]
 
@@ -95,9 +96,9 @@ def test_every_base_says_when_to_pick_it(name):
 def _reads_size_facts(cls: type) -> bool:
     # fact(), is_kind() and holds_size() are SizeFactsRule's; a rule that calls none of them
     # (in its own module or its bases' modules) reads no size fact
-    sources = {inspect.getsource(inspect.getmodule(k)) for k in cls.__mro__ if k.__module__.startswith("zlint.rules.zl")}
-    sources |= {inspect.getsource(k) for k in cls.__mro__ if k.__module__.startswith("zlint.rules.") and k not in (
-        Rule, SizeFactsRule)}
+    mro = [k for k in cls.__mro__ if k.__module__.startswith("zlint.rules.") and k not in (Rule, SizeFactsRule)]
+    sources = {inspect.getsource(inspect.getmodule(k)) for k in mro if k.__module__.startswith("zlint.rules.zl")}
+    sources |= {inspect.getsource(k) for k in mro}
     return any(word in text for text in sources for word in ("self.fact(", ".is_kind(", ".holds_size("))
 
 
@@ -171,7 +172,8 @@ import nn
 @pytest.mark.parametrize("name", ["tricky", "examples"])
 def test_the_engine_imports_are_the_size_facts_imports(name):
     """The engine's map (rules) and the size facts' map hold the same names once both are done."""
-    texts = [TRICKY] if name == "tricky" else [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").rglob("*.py"))]
+    examples = sorted((ROOT / "examples").rglob("*.py"))
+    texts = [TRICKY] if name == "tricky" else [path.read_text(encoding="utf-8") for path in examples]
     assert texts
     for text in texts:
         module = cst.parse_module(text)
