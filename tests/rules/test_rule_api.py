@@ -196,7 +196,9 @@ class _Probe(cst.CSTVisitor):
         self.provider.visit_ImportFrom(node)
 
 
-def test_file_context_keeps_its_fields():
-    # the rule-facing pieces of the context that the API documents
-    fields = set(base.FileContext.__dataclass_fields__)
-    assert {"imports", "scope", "functions", "settings", "path", "module"} <= fields
+def test_file_context_holds_no_per_node_cache():
+    # per-node facts are metadata providers (zlint/rules/base.py): no dict keyed by id(node) here
+    fields = base.FileContext.__dataclass_fields__
+    assert {"imports", "scope", "functions", "settings", "path", "module"} <= set(fields)
+    assert not [name for name, f in fields.items() if str(f.type).startswith("dict[int")]
+    assert "condition_atoms" not in fields and "_static_dims" not in fields

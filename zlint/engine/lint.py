@@ -110,12 +110,14 @@ def run_rules(
     """Run ``rules`` over a parsed module in one batched traversal. ``source`` (the parsed text)
     and its ``tree`` let positions be computed per statement (:mod:`zlint.cst.positions`)."""
     from zlint.cst.batched import FastWrapper, visit_batched
+    from zlint.facts.dynamic_dims import DimSettings, StaticDimsProvider
     from zlint.facts.imports import file_imports
     from zlint.rules.base import FileContext, ScopeTracker
 
     # every rule reads the imports, whatever metadata it declares: filled here, once per file
     imports = file_imports(module)
-    wrapper = FastWrapper(module, unsafe_skip_copy=True)
+    dims = DimSettings(imports, settings.dynamic_dims, settings.static_dims) if settings else DimSettings(imports)
+    wrapper = FastWrapper(module, unsafe_skip_copy=True, cache={StaticDimsProvider: dims})
     context = FileContext(
         path=path, module=module, imports=imports, settings=settings, wrapper=wrapper, source=source, tree=tree
     )

@@ -11,7 +11,7 @@ The groups below:
 
 - the contract: :class:`Rule` (reads no size fact), :class:`SizeFactsRule` (reads them), and the
   :class:`FileContext` a rule gets (``imports``, ``scope``, ``functions``, ``settings``,
-  ``compiled_scope``, ``loops``, ``static_dims()``, ``snippet()``)
+  ``compiled_scope``, ``loops``, ``snippet()``)
 - findings: :class:`Diagnostic`, :class:`Fix`, :class:`Edit`, :class:`Applicability`
 - shared facts: the size facts' :class:`Fact`/:class:`Kind` (``SizeFactsRule.fact``), imports
   (:class:`ImportMap`, :func:`dotted_name`), compile calls and sites, conditions, dims, literals
@@ -37,8 +37,9 @@ from zlint.core.torch_versions import LIMIT_KEYS, TorchData, parse_version, targ
 from zlint.cst.batched import visit
 from zlint.facts.compile_calls import CompileCall, compile_call, is_none, literal_bool, literal_string, literal_type
 from zlint.facts.compiled_scope import CompileSite, Dynamic
+from zlint.facts.condition_facts import ConditionAtomsProvider, declared_static
 from zlint.facts.conditions import condition_atoms, only_raises
-from zlint.facts.dynamic_dims import DIM_FACTORIES, MARK_FUNCTIONS, int_literal, mark_kind
+from zlint.facts.dynamic_dims import DIM_FACTORIES, MARK_FUNCTIONS, StaticDimsProvider, int_literal, mark_kind
 from zlint.facts.imports import ImportMap, dotted_name
 from zlint.facts.lattice import Versus
 from zlint.facts.literals import number_literal
@@ -60,8 +61,9 @@ __all__ = [
     "CompileCall", "CompileSite", "Dynamic", "Frame", "LoopFacts", "Mark", "compile_call", "is_none",
     "literal_bool", "literal_string", "literal_type",
     # conditions, comparisons, dims, literals, specialization
-    "DIM_FACTORIES", "MARK_FUNCTIONS", "Versus", "condition_atoms", "int_literal", "mark_kind",
-    "number_literal", "only_raises", "positional_params", "specializing_use",
+    "ConditionAtomsProvider", "DIM_FACTORIES", "MARK_FUNCTIONS", "StaticDimsProvider", "Versus",
+    "condition_atoms", "declared_static", "int_literal", "mark_kind", "number_literal", "only_raises",
+    "positional_params", "specializing_use",
     # the candidate stage: a function's ast summary and the predicates rules declare as `candidate`
     "FunctionSummary", "at_compile_sites", "callee_name", "size_branch", "size_compared_with_zero_or_one",
     "size_tested_for_truth", "size_zero_test", "spells",

@@ -24,7 +24,10 @@ def root_name(expr: cst.BaseExpression) -> str | None:
 
 
 class CompiledCallRule(SizeFactsRule):
-    """Calls :meth:`compiled_call` for each call to a callable compiled in this file.
+    """Pick this base for a rule about how a callable compiled in this file is *called* (in a
+    loop, on new tensors, with marked dims): it calls :meth:`compiled_call` for each call to
+    one, with the :class:`CompileSite` and the loop :class:`Frame` around the call, and offers
+    ``varying_args`` (reads the size facts). ZL401, ZL403, ZL404.
 
     The loop state (:mod:`zlint.facts.loops`) is one shared fact of the file: every rule of
     this kind forwards its traversal events to it, and each event takes effect once.

@@ -27,7 +27,12 @@ def root_of(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 class CallRule(SizeFactsRule):
-    """A rule about calls of some tensor methods / ``torch.*`` functions."""
+    """Pick this base for a rule about calls of some tensor methods or ``torch.*`` functions
+    (by name, through import aliases): list them in ``METHODS``/``FUNCTIONS`` and write
+    :meth:`check`. A method call counts only in tensor code (the file imports torch or the
+    receiver is a known tensor; reads the size facts). ZL301, ZL304-ZL307. For a call that
+    must resolve to one exact ``torch`` name, plain ``Rule`` and ``context.imports`` suffice
+    (ZL308)."""
 
     METHODS: frozenset[str] = frozenset()
     FUNCTIONS: frozenset[str] = frozenset()
