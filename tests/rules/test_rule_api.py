@@ -202,3 +202,21 @@ def test_file_context_holds_no_per_node_cache():
     assert {"imports", "scope", "functions", "settings", "path", "module"} <= set(fields)
     assert not [name for name, f in fields.items() if str(f.type).startswith("dict[int")]
     assert "condition_atoms" not in fields and "_static_dims" not in fields
+
+
+def test_the_static_dims_resolve_without_the_engine():
+    # a plain MetadataWrapper (no cache): no settings, the provider collects the imports itself
+    from zlint.facts.condition_facts import ConditionAtomsProvider
+    from zlint.facts.dynamic_dims import StaticDimsProvider
+
+    code = (
+        'from jaxtyping import Float\ndef f(x: Float[T, "b 768"]):\n'
+        "    if x.shape[1] > 512 or x.shape[0] > 2:\n        pass\n"
+    )
+    module = cst.parse_module(code)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    dims = wrapper.resolve(StaticDimsProvider)[module.body[1]]
+    assert dims.dims == {"x": ("b", "768")}
+    test = module.body[1].body.body[0].test
+    atoms = wrapper.resolve(ConditionAtomsProvider)[test]
+    assert [module.code_for_node(atom) for atom, _ in atoms] == ["x.shape[0] > 2"]

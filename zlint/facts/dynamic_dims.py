@@ -158,8 +158,9 @@ class StaticDimsProvider(BatchableMetadataProvider[StaticDims]):
         return {path: DimSettings() for path in paths}
 
     def __init__(self, cache: object = None) -> None:
-        super().__init__(cache)
+        # a wrapper without a cache (LibCST would refuse None): no settings, imports collected here
         self._inputs = cache if isinstance(cache, DimSettings) else DimSettings()
+        super().__init__(self._inputs)
         self._imports = self._inputs.imports
 
     def visit_Module(self, node: cst.Module) -> None:
