@@ -6,7 +6,7 @@ import textwrap
 
 from zlint.core.settings import Settings
 from zlint.engine.lint import lint_source
-from zlint.rules import branching
+from zlint.facts import condition_facts
 
 LOOP = textwrap.dedent(
     """\
@@ -45,13 +45,13 @@ def test_each_loop_rule_reports_the_same_alone_and_batched():
 
 def test_a_condition_is_analysed_once_for_every_branch_rule(monkeypatch):
     calls = []
-    real = branching.condition_atoms
+    real = condition_facts.condition_atoms
 
     def counting(expr):
         calls.append(expr)
         return real(expr)
 
-    monkeypatch.setattr(branching, "condition_atoms", counting)
+    monkeypatch.setattr(condition_facts, "condition_atoms", counting)
     source = "def f(x):\n    if x.size(0) == 1 or x.shape[1] > 8:\n        return x\n    return -x\n"
     found = _findings(source, "ZL101", "ZL102", "ZL103", "ZL209", "ZL303")
     assert [code for _, _, code in found] == ["ZL101", "ZL103"]

@@ -30,7 +30,7 @@ def facts(code: str) -> dict[str, Kind]:
     """Source text of each expression -> its kind; for repeated text the last in source order
     wins (so ``use(n)`` at the end of a test function tells what ``n`` holds there)."""
     module = cst.parse_module(textwrap.dedent(code))
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True, cache={SizeFactsProvider: ImportMap()})
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     found = wrapper.resolve(SizeFactsProvider)
     order = _InOrder()
     module.visit(order)
@@ -155,7 +155,6 @@ def test_size_comparisons_are_predicates_and_flow_through_bools():
 def test_container_attributes_found_in_every_block_but_not_in_nested_classes():
     import libcst as cst
 
-    from zlint.facts.imports import ImportMap
     from zlint.facts.values import container_attributes
 
     module = cst.parse_module(

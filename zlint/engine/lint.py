@@ -1,7 +1,8 @@
 """The one linting engine: source text in, diagnostics out. Front ends are thin adapters.
 
-Per file: decode, check syntax, parse once with LibCST, compute the shared size facts once, and
-run every enabled rule in one batched traversal; then apply ``# noqa`` (:func:`lint_parsed`, from
+Per file: decode, check syntax, parse once with LibCST, collect its imports, compute the shared
+facts the enabled rules declare (``METADATA_DEPENDENCIES``) once, and run every enabled rule in one
+batched traversal; then apply ``# noqa`` (:func:`lint_parsed`, from
 a text and ``ast`` parsed once for every pass over the file) and place the findings in the file's
 compiled scope (:func:`lint_source`; a run over many files places them with its project index).
 
@@ -106,12 +107,14 @@ def run_rules(
     """Run ``rules`` over a parsed module in one batched traversal. ``source`` (the parsed text)
     and its ``tree`` let positions be computed per statement (:mod:`zlint.cst.positions`)."""
     from zlint.cst.batched import FastWrapper, visit_batched
-    from zlint.facts.imports import ImportMap
-    from zlint.facts.size_facts import SizeFactsProvider
+    from zlint.facts.dynamic_dims import DimSettings, StaticDimsProvider
+    from zlint.facts.imports import file_imports
     from zlint.rules.base import FileContext, ScopeTracker
 
-    imports = ImportMap()
-    wrapper = FastWrapper(module, unsafe_skip_copy=True, cache={SizeFactsProvider: imports})
+    # every rule reads the imports, whatever metadata it declares: filled here, once per file
+    imports = file_imports(module)
+    dims = DimSettings(imports, settings.dynamic_dims, settings.static_dims) if settings else DimSettings(imports)
+    wrapper = FastWrapper(module, unsafe_skip_copy=True, cache={StaticDimsProvider: dims})
     context = FileContext(
         path=path, module=module, imports=imports, settings=settings, wrapper=wrapper, source=source, tree=tree
     )

@@ -8,10 +8,13 @@ Sources, all in the same file: ``mark_dynamic``/``maybe_mark_dynamic``/``mark_un
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import libcst as cst
+from libcst.metadata import BatchableMetadataProvider
 
 from zlint.cst.batched import visit
-from zlint.facts.imports import ImportMap
+from zlint.facts.imports import ImportMap, file_imports
 from zlint.facts.literals import int_literal
 
 MARK_FUNCTIONS = frozenset({"mark_dynamic", "maybe_mark_dynamic", "mark_unbacked"})
@@ -132,3 +135,38 @@ class _ShapeBindings(cst.CSTVisitor):
                     for i, element in enumerate(t.elements):
                         if isinstance(element.value, cst.Name):
                             self.owner.names[element.value.value] = (shape, i)
+
+
+@dataclass(frozen=True)
+class DimSettings:
+    """What :class:`StaticDimsProvider` reads besides the module: the file's imports (None: it
+    collects them itself) and the ``dynamic-dims``/``static-dims`` settings. The engine hands it
+    over through the MetadataWrapper's cache."""
+
+    imports: ImportMap | None = field(default=None, compare=False)
+    dynamic: tuple[str, ...] = ()
+    static: tuple[str, ...] = ()
+
+
+class StaticDimsProvider(BatchableMetadataProvider[StaticDims]):
+    """Sets on every ``FunctionDef`` the :class:`StaticDims` its annotations and the settings give
+    it (what the branch rules leave out: ``if x.shape[2] > 512`` on a dim annotated ``768``)."""
+
+    @classmethod
+    def gen_cache(cls, root_path: object, paths: list[str], timeout: object = None, **_: object) -> dict:
+        # declaring a cache makes MetadataWrapper hand the engine's DimSettings to __init__
+        return {path: DimSettings() for path in paths}
+
+    def __init__(self, cache: object = None) -> None:
+        # a wrapper without a cache (LibCST would refuse None): no settings, imports collected here
+        self._inputs = cache if isinstance(cache, DimSettings) else DimSettings()
+        super().__init__(self._inputs)
+        self._imports = self._inputs.imports
+
+    def visit_Module(self, node: cst.Module) -> None:
+        if self._imports is None:
+            self._imports = file_imports(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        assert self._imports is not None
+        self.set_metadata(node, StaticDims(node, self._imports, self._inputs.dynamic, self._inputs.static))

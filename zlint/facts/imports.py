@@ -71,3 +71,43 @@ class ImportMap:
     def imports(self, module: str) -> bool:
         """Whether ``module`` (or something inside it) was imported."""
         return any(q == module or q.startswith(module + ".") for q in self._names.values())
+
+    def names(self) -> dict[str, str]:
+        """Local name -> qualified name, a copy (tests compare two maps with it)."""
+        return dict(self._names)
+
+
+#: the fields of a compound statement (or of its blocks) that hold statements, in source order
+_BLOCK_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
+_BLOCKS = (
+    cst.BaseCompoundStatement, cst.BaseSuite, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally,
+    cst.MatchCase,
+)
+
+
+def file_imports(module: cst.Module) -> ImportMap:
+    """Every import of the module, anywhere (function bodies, branches, ``try``), fed in source
+    order: the map every rule reads as ``FileContext.imports``, filled by the engine before the
+    traversal, whatever metadata the rules declare. Only statements are walked (an import is
+    always a statement), so this costs a small fraction of a full traversal.
+
+    The size facts keep a map of their own, fed *during* their traversal (a name is resolved
+    with the imports above it); once that traversal ends, both maps hold the same names."""
+    imports = ImportMap()
+    _feed(module.body, imports)
+    return imports
+
+
+def _feed(statements: object, imports: ImportMap) -> None:
+    for node in statements if isinstance(statements, (tuple, list)) else (statements,):
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in node.body:
+                if isinstance(small, cst.Import):
+                    imports.add_import(small)
+                elif isinstance(small, cst.ImportFrom):
+                    imports.add_import_from(small)
+        elif isinstance(node, _BLOCKS):
+            for name in _BLOCK_FIELDS:
+                value = getattr(node, name, None)
+                if value is not None:
+                    _feed(value, imports)

@@ -138,16 +138,12 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
     wins (branches are not joined). Nested functions see their enclosing function's bindings.
     """
 
-    @classmethod
-    def gen_cache(cls, root_path: object, paths: list[str], timeout: object = None, **_: object) -> dict:
-        # Declaring a cache makes MetadataWrapper hand us the engine's per-file ImportMap, so
-        # rules resolve torch aliases from the same map the facts were computed with.
-        return {path: ImportMap() for path in paths}
-
-    def __init__(self, cache: ImportMap | None = None) -> None:
-        imports = cache if isinstance(cache, ImportMap) else ImportMap()
-        super().__init__(imports)
-        self.imports = imports
+    def __init__(self, cache: object = None) -> None:
+        super().__init__(cache)
+        # fed during the traversal (a name resolves with the imports above it); the rules read
+        # the engine's map of the whole file instead (``zlint.facts.imports.file_imports``),
+        # which holds the same names once this traversal ends
+        self.imports = ImportMap()
         self._env: ChainMap[str, Fact | None] = ChainMap({})
         self._functions: list[cst.FunctionDef | cst.Lambda] = []
         #: per enclosing function: the bindings counted so far and the evidence of its body

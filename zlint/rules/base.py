@@ -3,6 +3,19 @@
 A rule declares its code, kebab-case name and one-line summary as literal class attributes (the
 registry reads them without importing the module: :mod:`zlint.core.registry`), reads shared facts
 through metadata (never re-deriving them), and calls :meth:`Rule.report` on the narrowest node.
+Rule modules take these names from :mod:`zlint.rules.api`, not from here.
+
+How rules share a fact (one way): a fact about nodes that several rules read is a LibCST
+metadata provider in ``zlint/facts`` (:class:`~zlint.facts.size_facts.SizeFactsProvider`,
+:class:`~zlint.facts.dynamic_dims.StaticDimsProvider`,
+:class:`~zlint.facts.condition_facts.ConditionAtomsProvider`); each rule, or the base it picks,
+names the providers it reads in ``METADATA_DEPENDENCIES``, and the engine resolves each one once
+per file, only when a rule of the run declares it. A provider that needs the settings gets them
+through the MetadataWrapper's cache (``engine/lint.py``). :class:`FileContext` holds no per-node
+caches: only the file's inputs (path, module, settings, imports, which every rule gets without
+declaring anything) and per-file objects computed on first use (``compiled_scope`` and the
+positions, which only files with findings pay for; ``loops``, the loop state of the traversal
+that the loop rules forward their events to).
 """
 
 from __future__ import annotations
@@ -19,7 +32,6 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from zlint.core.diagnostics import Diagnostic, Fix
 from zlint.cst.positions import StatementPositions
 from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
-from zlint.facts.dynamic_dims import StaticDims
 from zlint.facts.imports import ImportMap
 from zlint.facts.lattice import Fact, Kind
 from zlint.facts.loops import LoopFacts
@@ -34,7 +46,8 @@ _NO_DEFAULT = object()
 
 @dataclass
 class FileContext:
-    """Per-file state shared by every rule in one traversal."""
+    """Per-file state shared by every rule in one traversal: the file's inputs and per-file
+    objects (see the module docstring); per-node facts are metadata providers, not fields here."""
 
     path: str
     module: cst.Module
@@ -45,10 +58,6 @@ class FileContext:
     settings: Settings | None = None
     #: the enclosing FunctionDef nodes, innermost last (maintained by ScopeTracker)
     functions: list[cst.FunctionDef] = field(default_factory=list)
-    _static_dims: dict[int, StaticDims] = field(default_factory=dict, repr=False)
-    #: the non-static atoms of each condition (``BranchRule``): worked out by the first rule
-    #: that meets the condition, read by the others (ZL101-ZL104, ZL209, ZL303 share them)
-    condition_atoms: dict[int, tuple] = field(default_factory=dict, repr=False)
     #: the module's MetadataWrapper and, once resolved, its positions (see :meth:`position`)
     wrapper: MetadataWrapper | None = field(default=None, repr=False)
     positions: Mapping[cst.CSTNode, CodeRange] | None = field(default=None, repr=False)
@@ -69,22 +78,6 @@ class FileContext:
     def loops(self) -> LoopFacts:
         """The loop state of the traversal (ZL401, ZL403, ZL404 share it)."""
         return LoopFacts(self.module, self.imports)
-
-    def static_dims(self) -> StaticDims | None:
-        """What the innermost function's annotations and the settings say is static."""
-        if not self.functions:
-            return None
-        function = self.functions[-1]
-        found = self._static_dims.get(id(function))
-        if found is None:
-            settings = self.settings
-            found = self._static_dims[id(function)] = StaticDims(
-                function,
-                self.imports,
-                settings.dynamic_dims if settings else (),
-                settings.static_dims if settings else (),
-            )
-        return found
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         """The node's position, computed on first use: for the node's top-level statement only
@@ -128,8 +121,11 @@ class ScopeTracker(cst.BatchableCSTVisitor):
 
 
 class Rule(cst.BatchableCSTVisitor):
-    """Base class of every static rule. The metadata below are read by :mod:`zlint.core.registry`
-    from the subclass's own literal assignments: declare them in the rule class, first."""
+    """Base class of every static rule. Pick it directly for a rule that reads only syntax and
+    ``context.imports`` (qualified names of calls and attributes): it depends on no shared fact,
+    so a run of only such rules never computes the size facts (ZL308, ZL402, ZL405, ZL406).
+    The metadata below are read by :mod:`zlint.core.registry` from the subclass's own literal
+    assignments: declare them in the rule class, first."""
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -159,27 +155,16 @@ class Rule(cst.BatchableCSTVisitor):
         reports nothing here (checked after the trigger words). Must never say False wrongly."""
         return True
 
-    # PositionProvider is resolved lazily (see get_metadata): only files with findings pay for it
-    METADATA_DEPENDENCIES = (SizeFactsProvider,)
+    #: The shared per-node facts the rule reads (LibCST metadata providers): none by default, so a
+    #: rule that reads no size fact never makes a file pay for them. Declare what you read, or pick
+    #: :class:`SizeFactsRule`. ``context.imports`` needs no declaration: the engine fills it for
+    #: every file. PositionProvider is resolved lazily (see get_metadata): only files with
+    #: findings pay for it. LibCST unions the declarations along the class's bases.
+    METADATA_DEPENDENCIES: ClassVar[tuple] = ()
 
     def __init__(self, context: FileContext) -> None:
         super().__init__()
         self.context = context
-
-    def fact(self, node: cst.CSTNode) -> Fact | None:
-        return self.get_metadata(SizeFactsProvider, node, None)
-
-    def is_kind(self, node: cst.BaseExpression | None, kind: Kind) -> bool:
-        """Whether the shared facts give ``node`` (None: no expression) the value ``kind``."""
-        fact = self.fact(node) if node is not None else None
-        return fact is not None and fact.kind is kind
-
-    def holds_size(self, node: cst.BaseExpression) -> bool:
-        """A size or shape, or a tuple with one in it (``(h, w)`` as a key or format argument)."""
-        fact = self.fact(node)
-        if fact is not None and fact.kind in (Kind.SIZE, Kind.SHAPE):
-            return True
-        return isinstance(node, cst.Tuple) and any(self.holds_size(e.value) for e in node.elements)
 
     def get_metadata(self, key, node, default=_NO_DEFAULT):  # type: ignore[override]
         # Positions cost ~2.5x the parse over a whole file and are needed only for reported
@@ -209,3 +194,29 @@ class Rule(cst.BatchableCSTVisitor):
                 tier=tier or self.tier,
             )
         )
+
+
+class SizeFactsRule(Rule):
+    """Pick this base (directly, or through a base built on it) when the rule reads the shared
+    size facts: what each expression holds (a size, a shape, a rank, a tensor, a size bool), from
+    :class:`~zlint.facts.size_facts.SizeFactsProvider`. It declares the provider, so a run pays
+    for the facts only when one of its rules reads them; a rule on plain ``Rule`` that calls
+    ``fact()`` fails loudly (LibCST: not declared in METADATA_DEPENDENCIES)."""
+
+    METADATA_DEPENDENCIES = (SizeFactsProvider,)
+
+    def fact(self, node: cst.CSTNode) -> Fact | None:
+        """What the size facts say ``node`` holds; None: nothing they know of."""
+        return self.get_metadata(SizeFactsProvider, node, None)
+
+    def is_kind(self, node: cst.BaseExpression | None, kind: Kind) -> bool:
+        """Whether the shared facts give ``node`` (None: no expression) the value ``kind``."""
+        fact = self.fact(node) if node is not None else None
+        return fact is not None and fact.kind is kind
+
+    def holds_size(self, node: cst.BaseExpression) -> bool:
+        """A size or shape, or a tuple with one in it (``(h, w)`` as a key or format argument)."""
+        fact = self.fact(node)
+        if fact is not None and fact.kind in (Kind.SIZE, Kind.SHAPE):
+            return True
+        return isinstance(node, cst.Tuple) and any(self.holds_size(e.value) for e in node.elements)

@@ -11,9 +11,15 @@ import enum
 
 import libcst as cst
 
-from zlint.facts.conditions import condition_atoms, only_raises
-from zlint.facts.lattice import Fact, Kind
-from zlint.rules.base import Rule
+from zlint.rules.api import (
+    ConditionAtomsProvider,
+    Fact,
+    Kind,
+    SizeFactsRule,
+    StaticDimsProvider,
+    declared_static,
+    only_raises,
+)
 
 # Calls whose argument is the recommended, symbolic way to state a size fact.
 SYMBOLIC_CHECKS = ("torch._check", "torch._assert", "torch.cond", "torch.sym_", "torch._dynamo")
@@ -25,8 +31,15 @@ class Where(enum.Enum):
     ARGUMENT = "argument"  # passed on to a call
 
 
-class BranchRule(Rule):
-    """Calls :meth:`check_atom` for each atom of each condition and call argument."""
+class BranchRule(SizeFactsRule):
+    """Pick this base for a rule about a value that decides control flow: it calls
+    :meth:`check_atom` for each atom of each condition (``if``/``elif``, ``while``, ternary,
+    comprehension ``if``, ``assert``; sizes declared static left out) and for each size bool
+    passed to a call, with the atom's size fact and where it sits (:class:`Where`). The atoms
+    are a shared fact (:class:`~zlint.facts.condition_facts.ConditionAtomsProvider`), worked out
+    once per file for every branch rule. ZL101-ZL104, ZL209, ZL303."""
+
+    METADATA_DEPENDENCIES = (ConditionAtomsProvider, StaticDimsProvider)
 
     def __init__(self, context) -> None:
         super().__init__(context)
@@ -46,31 +59,14 @@ class BranchRule(Rule):
             self.check_atom(atom, fact, where)
 
     def _atoms(self, expr: cst.BaseExpression) -> tuple[tuple[cst.BaseExpression, Fact | None], ...]:
-        """The condition's atoms that are not declared static, with their facts: a shared
-        analysis, computed once per condition for every branch rule of the batch."""
-        shared = self.context.condition_atoms
-        found = shared.get(id(expr))
-        if found is None:
-            pairs = ((atom, self.fact(atom)) for atom in condition_atoms(expr))
-            found = shared[id(expr)] = tuple((a, f) for a, f in pairs if not self._static(a, f))
-        return found
+        """The condition's atoms that are not declared static, with their facts (shared)."""
+        return self.get_metadata(ConditionAtomsProvider, expr)
 
     def _static(self, atom: cst.BaseExpression, fact: Fact | None) -> bool:
         """Every size in the atom is a dim the annotations or settings declare static."""
-        if fact is None or fact.kind not in (Kind.SIZE, Kind.PREDICATE):
-            return False
-        dims = self.context.static_dims()
-        if dims is None or not dims.dims:
-            return False
-        if fact.kind is Kind.SIZE:
-            return dims.is_static(atom)
-        sizes = [
-            operand
-            for comparison in fact.sources
-            for operand in (comparison.left, *(t.comparator for t in comparison.comparisons))
-            if (self.fact(operand) or fact).kind is Kind.SIZE
-        ]
-        return bool(sizes) and all(dims.is_static(size) for size in sizes)
+        functions = self.context.functions
+        dims = self.get_metadata(StaticDimsProvider, functions[-1]) if functions else None
+        return declared_static(atom, fact, dims, self.fact)
 
     def visit_If(self, node: cst.If) -> None:
         self._condition(node.test, Where.VALIDATION if only_raises(node.body) else Where.BRANCH)

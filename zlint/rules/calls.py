@@ -1,10 +1,13 @@
-"""Small helpers to read a call's shape: its method name, positional and keyword arguments."""
+"""Small helpers to read a call's shape: its method name, positional and keyword arguments, the
+``torch.*`` function it calls, and a short snippet of a node for messages.
+
+Not a base class: any rule may use these, whatever base it picks."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.imports import ImportMap
+from zlint.rules.api import ImportMap
 
 
 def method_name(call: cst.Call) -> str | None:

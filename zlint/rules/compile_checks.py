@@ -1,4 +1,5 @@
-"""Shared base of the ZL41x rules that check ``torch.compile`` calls against the torch version."""
+"""Shared bases of the ZL41x rules that check ``torch.compile`` calls and torch names against the
+targeted torch version's facts (``zlint/data/torch/*.json``), and their message helpers."""
 
 from __future__ import annotations
 
@@ -7,9 +8,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from zlint.core.torch_versions import TorchData, torch_data
-from zlint.facts.compile_calls import CompileCall, compile_call
-from zlint.rules.base import Rule
+from zlint.rules.api import CompileCall, Rule, TorchData, compile_call, torch_data
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
@@ -26,7 +25,10 @@ def version_note(data: TorchData) -> str:
 
 
 class TorchDataRule(Rule):
-    """A rule that reads the target torch version's facts (loaded once per process)."""
+    """Pick this base for a rule that checks code against what the targeted torch version has
+    (attributes, config keys, backends, modes): ``self.data`` is that version's
+    :class:`~zlint.core.torch_versions.TorchData`, loaded once per process. Reads no size fact.
+    ZL412, ZL415-ZL417; for ``torch.compile(...)`` calls, :class:`CompileCallRule`."""
 
     _data: TorchData | None = None
 
@@ -38,7 +40,11 @@ class TorchDataRule(Rule):
 
 
 class CompileCallRule(TorchDataRule):
-    """Calls :meth:`check` for every ``torch.compile(...)``/``module.compile(...)`` call."""
+    """Pick this base for a rule about the arguments of a compile call: it calls :meth:`check`
+    with the parsed :class:`~zlint.facts.compile_calls.CompileCall` of every
+    ``torch.compile(...)``/``module.compile(...)`` call (``@torch.compile(...)`` included), and
+    has the torch data of :class:`TorchDataRule`. Reads no size fact. ZL410, ZL411, ZL413, ZL414,
+    ZL418, ZL419."""
 
     def visit_Call(self, node: cst.Call) -> None:
         call = compile_call(node, self.context.imports)

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.compiled_scope import CompileSite
-from zlint.facts.imports import dotted_name
-from zlint.facts.lattice import Kind
-from zlint.facts.loops import Frame, LoopFacts
-from zlint.rules.base import Rule
+from zlint.rules.api import CompileSite, Frame, Kind, LoopFacts, SizeFactsRule, dotted_name
 
 _NON_TENSOR_KINDS = (Kind.SIZE, Kind.RANK, Kind.PREDICATE, Kind.SHAPE, Kind.STATIC)
 
@@ -27,8 +23,11 @@ def root_name(expr: cst.BaseExpression) -> str | None:
     return expr.value if isinstance(expr, cst.Name) else None
 
 
-class CompiledCallRule(Rule):
-    """Calls :meth:`compiled_call` for each call to a callable compiled in this file.
+class CompiledCallRule(SizeFactsRule):
+    """Pick this base for a rule about how a callable compiled in this file is *called* (in a
+    loop, on new tensors, with marked dims): it calls :meth:`compiled_call` for each call to
+    one, with the :class:`CompileSite` and the loop :class:`Frame` around the call, and offers
+    ``varying_args`` (reads the size facts). ZL401, ZL403, ZL404.
 
     The loop state (:mod:`zlint.facts.loops`) is one shared fact of the file: every rule of
     this kind forwards its traversal events to it, and each event takes effect once.

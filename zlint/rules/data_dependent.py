@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.base import Rule
+from zlint.rules.api import SizeFactsRule
 from zlint.rules.calls import method_name, torch_function
 
 #: the cost, said the same way by every ZL3xx message (the details live in the rule docs:
@@ -26,8 +26,13 @@ def root_of(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
-class CallRule(Rule):
-    """A rule about calls of some tensor methods / ``torch.*`` functions."""
+class CallRule(SizeFactsRule):
+    """Pick this base for a rule about calls of some tensor methods or ``torch.*`` functions
+    (by name, through import aliases): list them in ``METHODS``/``FUNCTIONS`` and write
+    :meth:`check`. A method call counts only in tensor code (the file imports torch or the
+    receiver is a known tensor; reads the size facts). ZL301, ZL304-ZL307. For a call that
+    must resolve to one exact ``torch`` name, plain ``Rule`` and ``context.imports`` suffice
+    (ZL308)."""
 
     METHODS: frozenset[str] = frozenset()
     FUNCTIONS: frozenset[str] = frozenset()

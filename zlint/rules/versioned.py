@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from zlint.core.torch_versions import parse_version, target_torch_version
-from zlint.rules.base import Rule
+from zlint.rules.api import Rule, parse_version, target_torch_version
 
 
 @functools.lru_cache(maxsize=16)
@@ -31,8 +30,11 @@ SYMBOLIC_SINCE = (2, 13, 0)
 
 
 class BeforeSymbolicRelease(Rule):
-    """Base of rules that only apply when the targeted torch is older than ``SYMBOLIC_SINCE``:
-    ``self.applies`` says whether this file's settings target such a release."""
+    """Pick this base for a rule that only applies when the targeted torch is older than
+    ``SYMBOLIC_SINCE`` (the pattern traces symbolically from then on): ``self.applies`` says
+    whether this file's settings target such a release; pair it with
+    :func:`before_symbolic_release` for the ``candidate``. Reads no size fact (combine it with
+    ``SizeFactsRule`` when the rule does, as ZL207). ZL207, ZL208."""
 
     def __init__(self, context) -> None:
         super().__init__(context)

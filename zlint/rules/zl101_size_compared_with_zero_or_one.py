@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.summary import size_compared_with_zero_or_one
-from zlint.facts.lattice import Fact, Versus
-from zlint.facts.size_facts import SIZE_WORDS
+from zlint.rules.api import SIZE_WORDS, Fact, Versus, size_compared_with_zero_or_one
 from zlint.rules.branching import BranchRule, Where, comparisons_of
 from zlint.rules.calls import snippet
 

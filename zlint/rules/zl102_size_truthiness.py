@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.summary import size_tested_for_truth
-from zlint.facts.lattice import Fact, Kind
-from zlint.facts.size_facts import SIZE_WORDS
+from zlint.rules.api import SIZE_WORDS, Fact, Kind, size_tested_for_truth
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import snippet
 

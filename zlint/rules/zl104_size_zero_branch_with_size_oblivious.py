@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.summary import size_zero_test
-from zlint.facts.lattice import Fact, Kind
-from zlint.facts.literals import number_literal
-from zlint.facts.size_facts import SIZE_WORDS
+from zlint.rules.api import SIZE_WORDS, Fact, Kind, number_literal, size_zero_test
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.versioned import target_version
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.cst.batched import visit
-from zlint.facts.lattice import Kind
-from zlint.facts.size_facts import SIZE_WORDS
-from zlint.rules.base import Rule
+from zlint.rules.api import SIZE_WORDS, Kind, SizeFactsRule, visit
 from zlint.rules.calls import positional, snippet
 
 
-class LoopOverSize(Rule):
+class LoopOverSize(SizeFactsRule):
     code = "ZL201"
     trigger_words = SIZE_WORDS
     candidate = staticmethod(lambda s, _: s.sized_argument(("range",)) or s.sized_repeat)

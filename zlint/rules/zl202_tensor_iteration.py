@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.lattice import Kind
-from zlint.rules.base import Rule
+from zlint.rules.api import Kind, SizeFactsRule
 from zlint.rules.calls import positional, snippet
 
 ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"})
 
 
-class TensorIteration(Rule):
+class TensorIteration(SizeFactsRule):
     code = "ZL202"
     trigger_words = ITERATING_BUILTINS | {"for"}
     candidate = staticmethod(lambda s, _: s.tensor_iteration)

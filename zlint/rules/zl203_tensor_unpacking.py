@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.lattice import Kind
-from zlint.facts.size_facts import TENSOR_WORDS
-from zlint.rules.base import Rule
+from zlint.rules.api import TENSOR_WORDS, Kind, SizeFactsRule
 from zlint.rules.calls import snippet
 
 
-class TensorUnpacking(Rule):
+class TensorUnpacking(SizeFactsRule):
     code = "ZL203"
     trigger_words = TENSOR_WORDS
     candidate = staticmethod(lambda s, _: s.tensor_unpacked)

@@ -6,11 +6,7 @@ import ast
 
 import libcst as cst
 
-from zlint.candidates.summary import FunctionSummary
-from zlint.cst.batched import visit
-from zlint.facts.lattice import Kind
-from zlint.facts.literals import int_literal
-from zlint.rules.base import Rule
+from zlint.rules.api import FunctionSummary, Kind, SizeFactsRule, int_literal, visit
 from zlint.rules.calls import keyword, method_name, positional, snippet, torch_function
 
 OPS = frozenset({"unbind", "split", "chunk", "tensor_split"})
@@ -35,7 +31,7 @@ def may_count_by_size(summary: FunctionSummary, settings: object = None) -> bool
     return any(id(call) not in unpacked for call in summary.calls(OPS) if isinstance(call.func, ast.Name))
 
 
-class OutputCountDependsOnSize(Rule):
+class OutputCountDependsOnSize(SizeFactsRule):
     code = "ZL204"
     trigger_words = OPS
     candidate = staticmethod(may_count_by_size)

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.lattice import Kind
-from zlint.facts.size_facts import SIZE_WORDS
-from zlint.rules.base import Rule
+from zlint.rules.api import SIZE_WORDS, Kind, SizeFactsRule
 from zlint.rules.calls import method_name, positional, snippet
 
 LOOKUPS = frozenset({"get", "setdefault", "pop", "__getitem__", "__contains__"})
 
 
-class SizeAsContainerKey(Rule):
+class SizeAsContainerKey(SizeFactsRule):
     code = "ZL205"
     trigger_words = SIZE_WORDS
     candidate = staticmethod(lambda s, _: s.sized_key)

@@ -6,8 +6,7 @@ import ast
 
 import libcst as cst
 
-from zlint.facts.size_facts import SIZE_WORDS
-from zlint.rules.base import Rule
+from zlint.rules.api import SIZE_WORDS, SizeFactsRule
 from zlint.rules.calls import method_name, snippet
 
 # Calls whose string arguments are messages for humans (errors, checks, logs), not values the
@@ -43,7 +42,7 @@ def _quiet(node: ast.AST) -> bool:
     return False
 
 
-class SizeFormattedIntoString(Rule):
+class SizeFormattedIntoString(SizeFactsRule):
     code = "ZL206"
     trigger_words = SIZE_WORDS
     candidate = staticmethod(lambda s, _: s.sized_format_outside(_quiet))

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.lattice import Kind
-from zlint.facts.size_facts import SIZE_WORDS
+from zlint.rules.api import SIZE_WORDS, Kind, SizeFactsRule
 from zlint.rules.calls import positional, snippet
 from zlint.rules.versioned import BeforeSymbolicRelease, before_symbolic_release
 
 CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt", "math.trunc"})
 
 
-class SizeToPythonNumber(BeforeSymbolicRelease):
+class SizeToPythonNumber(BeforeSymbolicRelease, SizeFactsRule):
     code = "ZL207"
     trigger_words = SIZE_WORDS
     candidate = staticmethod(

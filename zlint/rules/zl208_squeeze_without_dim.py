@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.summary import spells
+from zlint.rules.api import spells
 from zlint.rules.calls import method_name, snippet, torch_function
 from zlint.rules.versioned import BeforeSymbolicRelease, before_symbolic_release
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.lattice import Fact
+from zlint.rules.api import Fact
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import method_name, snippet
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.lattice import Kind
-from zlint.facts.size_facts import TENSOR_WORDS
+from zlint.rules.api import TENSOR_WORDS, Kind
 from zlint.rules.calls import method_name, positional, snippet
 from zlint.rules.data_dependent import SCALAR, CallRule
 

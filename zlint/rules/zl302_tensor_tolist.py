@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.lattice import Kind
-from zlint.rules.base import Rule
+from zlint.rules.api import Kind, SizeFactsRule
 from zlint.rules.calls import method_name, snippet
 
 
-class TensorTolist(Rule):
+class TensorTolist(SizeFactsRule):
     code = "ZL302"
     trigger_words = frozenset({"tolist"})
     candidate = staticmethod(lambda s, _: s.tensor_receiver(("tolist",)))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.facts.conditions import condition_atoms
-from zlint.facts.lattice import Fact, Kind
+from zlint.rules.api import Fact, Kind, condition_atoms
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import snippet
 

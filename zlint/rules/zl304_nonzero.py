@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.walk import callee_name
+from zlint.rules.api import callee_name
 from zlint.rules.calls import keyword, positional, snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 

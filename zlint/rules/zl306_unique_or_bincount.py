@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.summary import spells
+from zlint.rules.api import spells
 from zlint.rules.calls import snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 

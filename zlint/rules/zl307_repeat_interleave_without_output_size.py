@@ -6,8 +6,7 @@ import ast
 
 import libcst as cst
 
-from zlint.candidates.summary import FunctionSummary
-from zlint.facts.lattice import Kind
+from zlint.rules.api import FunctionSummary, Kind
 from zlint.rules.calls import keyword, positional, snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from zlint.candidates.summary import at_compile_sites
-from zlint.core.diagnostics import Applicability, Edit, Fix
-from zlint.facts.compiled_scope import CompileSite, Dynamic
-from zlint.facts.loops import Frame
+from zlint.rules.api import Applicability, CompileSite, Dynamic, Edit, Fix, Frame, at_compile_sites
 from zlint.rules.compiled_calls import CompiledCallRule
 
 

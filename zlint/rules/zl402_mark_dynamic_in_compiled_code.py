@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.summary import spells
-from zlint.facts.dynamic_dims import MARK_FUNCTIONS, mark_kind
-from zlint.rules.base import Rule
+from zlint.rules.api import MARK_FUNCTIONS, Rule, mark_kind, spells
 
 
 class MarkDynamicInCompiledCode(Rule):

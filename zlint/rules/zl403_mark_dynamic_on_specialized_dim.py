@@ -5,10 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from zlint.core.diagnostics import Applicability, Edit, Fix
-from zlint.facts.compiled_scope import CompileSite
-from zlint.facts.loops import Frame
-from zlint.facts.specialization import positional_params, specializing_use
+from zlint.rules.api import Applicability, CompileSite, Edit, Fix, Frame, positional_params, specializing_use
 from zlint.rules.compiled_calls import CompiledCallRule
 
 

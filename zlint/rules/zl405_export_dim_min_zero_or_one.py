@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.summary import spells
-from zlint.facts.dynamic_dims import DIM_FACTORIES
-from zlint.facts.literals import int_literal
-from zlint.rules.base import Rule
+from zlint.rules.api import DIM_FACTORIES, Rule, int_literal, spells
 
 
 class ExportDimMinZeroOrOne(Rule):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.candidates.summary import spells
-from zlint.facts.literals import int_literal
-from zlint.rules.base import Rule
+from zlint.rules.api import Rule, int_literal, spells
 
 EXPORTS = frozenset({"torch.export.export", "torch.export.export_for_training", "torch.export.draft_export"})
 _FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty", "full", "randint", "randn_like"})

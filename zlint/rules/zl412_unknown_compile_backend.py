@@ -6,8 +6,7 @@ import re
 
 import libcst as cst
 
-from zlint.candidates.summary import spells
-from zlint.facts.compile_calls import compile_call, literal_string
+from zlint.rules.api import compile_call, literal_string, spells
 from zlint.rules.compile_checks import TorchDataRule, did_you_mean, version_note
 
 #: backends that other packages register when installed (torch does not know them)

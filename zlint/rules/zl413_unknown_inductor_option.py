@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from zlint.candidates.summary import at_compile_sites
-from zlint.facts.compile_calls import CompileCall
+from zlint.rules.api import CompileCall, at_compile_sites
 from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_note
 
 

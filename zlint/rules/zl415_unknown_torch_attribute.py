@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from zlint.core.torch_versions import torch_data
-from zlint.facts.imports import dotted_name
+from zlint.rules.api import dotted_name, torch_data
 from zlint.rules.compile_checks import TorchDataRule, did_you_mean, version_note
 
 if TYPE_CHECKING:
-    from zlint.candidates.summary import FunctionSummary
-    from zlint.core.settings import Settings
+    from zlint.rules.api import FunctionSummary, Settings
 
 #: namespaces whose attributes exist only at run time: plugins register device modules
 #: (``torch.npu`` from torch_npu, ``torch.hpu`` from habana) with torch._register_device_module

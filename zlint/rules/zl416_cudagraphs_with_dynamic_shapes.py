@@ -7,9 +7,15 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from zlint.candidates.summary import at_compile_sites
-from zlint.facts.compile_calls import CompileCall, compile_call, is_none, literal_bool, literal_string
-from zlint.facts.imports import dotted_name
+from zlint.rules.api import (
+    CompileCall,
+    at_compile_sites,
+    compile_call,
+    dotted_name,
+    is_none,
+    literal_bool,
+    literal_string,
+)
 from zlint.rules.compile_checks import TorchDataRule
 
 MARK_FUNCTIONS = frozenset(

@@ -6,10 +6,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from zlint.candidates.summary import spells
-from zlint.core.torch_versions import LIMIT_KEYS
-from zlint.facts.compile_calls import compile_call, literal_string
-from zlint.facts.imports import dotted_name
+from zlint.rules.api import LIMIT_KEYS, compile_call, dotted_name, literal_string, spells
 from zlint.rules.compile_checks import TorchDataRule
 
 CONFIG = "torch._dynamo.config"

@@ -1,0 +1,74 @@
+"""Everything a rule module may take from zlint, in one place.
+
+A rule module (``zlint/rules/zl<code>_<name>.py``) imports zlint names from here and from the
+bases of this package (``branching``, ``calls``, ``compile_checks``, ``compiled_calls``,
+``data_dependent``, ``versioned``), nothing else: ``tests/rules/test_rule_api.py`` fails, by
+module and name, on any other zlint import. What sits behind these names (which ``facts`` or
+``candidates`` module computes a fact) can move without touching a rule. A rule that needs
+something not here adds it here, with a line on what it is for.
+
+The groups below:
+
+- the contract: :class:`Rule` (reads no size fact), :class:`SizeFactsRule` (reads them), and the
+  :class:`FileContext` a rule gets (``imports``, ``scope``, ``functions``, ``settings``,
+  ``compiled_scope``, ``loops``, ``snippet()``)
+- findings: :class:`Diagnostic`, :class:`Fix`, :class:`Edit`, :class:`Applicability`
+- shared facts: the size facts' :class:`Fact`/:class:`Kind` (``SizeFactsRule.fact``), imports
+  (:class:`ImportMap`, :func:`dotted_name`), compile calls and sites, conditions, dims, literals
+- the candidate stage (``candidate = ...``): :class:`FunctionSummary` and its predicates
+- torch facts of the targeted version: :func:`torch_data`, :data:`LIMIT_KEYS`
+"""
+
+from __future__ import annotations
+
+from zlint.candidates.summary import (
+    FunctionSummary,
+    at_compile_sites,
+    size_branch,
+    size_compared_with_zero_or_one,
+    size_tested_for_truth,
+    size_zero_test,
+    spells,
+)
+from zlint.candidates.walk import callee_name
+from zlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix
+from zlint.core.settings import Settings
+from zlint.core.torch_versions import LIMIT_KEYS, TorchData, parse_version, target_torch_version, torch_data
+from zlint.cst.batched import visit
+from zlint.facts.compile_calls import CompileCall, compile_call, is_none, literal_bool, literal_string, literal_type
+from zlint.facts.compiled_scope import CompileSite, Dynamic
+from zlint.facts.condition_facts import ConditionAtomsProvider, declared_static
+from zlint.facts.conditions import condition_atoms, only_raises
+from zlint.facts.dynamic_dims import DIM_FACTORIES, MARK_FUNCTIONS, StaticDimsProvider, mark_kind
+from zlint.facts.imports import ImportMap, dotted_name
+from zlint.facts.lattice import Fact, Kind, Versus
+from zlint.facts.literals import int_literal, number_literal
+from zlint.facts.loops import Frame, LoopFacts, Mark
+from zlint.facts.size_facts import SIZE_WORDS, TENSOR_WORDS, SizeFactsProvider
+from zlint.facts.specialization import positional_params, specializing_use
+from zlint.rules.base import FileContext, Rule, SizeFactsRule
+
+__all__ = [
+    # the contract
+    "FileContext", "Rule", "SizeFactsRule",
+    # findings
+    "Applicability", "Diagnostic", "Edit", "Fix",
+    # size facts (SizeFactsRule.fact) and the words that must appear for them to exist
+    "SIZE_WORDS", "TENSOR_WORDS", "Fact", "Kind", "SizeFactsProvider",
+    # imports: every rule's context.imports, filled by the engine for each file
+    "ImportMap", "dotted_name",
+    # compile calls, compiled callables, loops around their calls
+    "CompileCall", "CompileSite", "Dynamic", "Frame", "LoopFacts", "Mark", "compile_call", "is_none",
+    "literal_bool", "literal_string", "literal_type",
+    # conditions, comparisons, dims, literals, specialization
+    "ConditionAtomsProvider", "DIM_FACTORIES", "MARK_FUNCTIONS", "StaticDimsProvider", "Versus",
+    "condition_atoms", "declared_static", "int_literal", "mark_kind", "number_literal", "only_raises",
+    "positional_params", "specializing_use",
+    # the candidate stage: a function's ast summary and the predicates rules declare as `candidate`
+    "FunctionSummary", "at_compile_sites", "callee_name", "size_branch", "size_compared_with_zero_or_one",
+    "size_tested_for_truth", "size_zero_test", "spells",
+    # the targeted torch version's facts
+    "LIMIT_KEYS", "TorchData", "parse_version", "target_torch_version", "torch_data",
+    # the walk for a rule's own sub-visitor, and the settings type
+    "Settings", "visit",
+]
