@@ -80,8 +80,9 @@ class Diagnostic:
     #: ``evidence`` (kind, mode, line, sizes, detail), ``reason``; None without --verify
     verify: dict | None = field(compare=False, default=None)
 
-    def to_dict(self) -> dict:
-        """The JSON shape, close to Ruff's: 1-based rows and columns."""
+    def to_dict(self, url: str | None = None) -> dict:
+        """The JSON shape, close to Ruff's: 1-based rows and columns; ``url``: the rule's page
+        on the docs site (:func:`zlint.core.rule_docs.rule_url`), None when none is known."""
         data = {
             "code": self.code,
             "name": self.name,
@@ -95,7 +96,7 @@ class Diagnostic:
             "scope": self.scope,
             "scope_reason": self.scope_reason,
             "fix": self.fix.to_dict() if self.fix is not None else None,
-            "url": f"rules/{self.code}-{self.name}.md",
+            "url": url,
         }
         if self.verify is not None:
             data["verify"] = self.verify

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the rest loads when a file is checked: every flake8 run imp
 
 #: Settings fields flake8 replaces with its own machinery, or that only describe a config file
 NOT_OPTIONS = frozenset(
-    {"select", "extend_select", "ignore", "exclude", "per_file_ignores", "root", "config_path"}
+    {"select", "extend_select", "ignore", "exclude", "per_file_ignores", "root", "config_path", "docs_url"}
 )
 OPTION_PREFIX = "zlint-"
 #: the meta rule this adapter reports for a file zlint cannot lint (zlint/rules/zl000_file_not_linted.py)
