@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-cache", action="store_true", help="lint every file; neither read nor write the cache")
     parser.add_argument("--cache-dir", metavar="DIR", help="where results are cached (default: .zlint_cache)")
-    verify = parser.add_argument_group("--verify (needs torch: pip install 'zlint[verify]')")
+    verify = parser.add_argument_group("--verify (needs torch: pip install torch)")
     verify.add_argument("--verify", action="store_true", help="compile the flagged functions and confirm each finding")
     verify.add_argument(
         "--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to compile (auto: cuda if present)"
