@@ -255,3 +255,33 @@ def test_docs_url_must_be_a_url(project):
         f"zlint: error: {project / 'pyproject.toml'}: [tool.zlint] docs-url must be a URL such as "
         "'https://example.org/zlint/'\n"
     )
+
+
+# -- opt-in rules: by their whole code ---------------------------------------------------------
+
+UNPACK = "import torch\n\n\ndef f(qkv: torch.Tensor):\n    q, k, v = qkv  # noqa: ZL101\n    return q\n"
+ZL203 = "m.py:5:15: ZL203 unpacking `qkv` pins its first dim to 3: errors under mark_dynamic; index it\n"
+ZL901 = (
+    "m.py:5:20: ZL901 unused `noqa`: ZL101 reported nothing on this line; remove the code so the comment "
+    "does not hide a future finding\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args, shown",
+    [
+        ((), ""),
+        (("--select", "ZL"), ""),
+        (("--select", "ZL2"), ""),
+        (("--select", "ZL20"), ""),
+        (("--extend-select", "ZL2,ZL9"), ""),
+        (("--select", "ZL203"), ZL203),
+        (("--extend-select", "ZL203"), ZL203),
+        (("--select", "ZL,ZL203,ZL901"), ZL203 + ZL901),
+        (("--select", "ALL"), ZL203 + ZL901),
+    ],
+)
+def test_opt_in_rules_run_only_when_named_whole(tmp_path, args, shown):
+    write(tmp_path, "m.py", UNPACK)
+    proc = zlint(*args, "m.py", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (1 if shown else 0, shown)

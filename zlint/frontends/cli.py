@@ -86,7 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--config", metavar="FILE",
         help="use the [tool.zlint] table of FILE (a pyproject.toml or other TOML file) for every file",
     )
-    parser.add_argument("--select", type=_selectors, help="codes or prefixes to enable (ZL1, ZL101, ALL)")
+    parser.add_argument(
+        "--select", type=_selectors,
+        help="codes or prefixes to enable (ZL1, ZL101, ALL); an opt-in rule only by its whole code or ALL",
+    )
     parser.add_argument("--extend-select", type=_selectors, help="codes or prefixes to enable in addition")
     parser.add_argument("--ignore", type=_selectors, help="codes or prefixes to disable")
     parser.add_argument(
@@ -107,7 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     adoption.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` to every reported line")
     adoption.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")
     parser.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE")
-    parser.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
+    parser.add_argument(
+        "--fix", action="store_true", help="apply safe fixes to the files (with `-`: print the fixed source)"
+    )
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also apply unsafe fixes")
     parser.add_argument("--diff", action="store_true", help="print the fixes as a diff; write nothing")
     parser.add_argument(
@@ -253,7 +258,10 @@ def check(args: argparse.Namespace) -> int:
         args.paths,
         overrides,
         jobs=args.jobs,
-        cache=None if args.no_cache else Cache(args.cache_dir or default_cache_dir(), full_path_default()),
+        # stdin is never cached: an editor pipes a new text at every keystroke
+        cache=None if args.no_cache or stdin else Cache(
+            args.cache_dir or default_cache_dir(), full_path_default()
+        ),
         fix=args.fix,
         diff=args.diff,
         unsafe_fixes=args.unsafe_fixes,
