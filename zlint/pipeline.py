@@ -5,6 +5,10 @@ scope of the whole run), whether it was linted in a worker, read from the cache 
 ``zlint FILES`` and ``zlint --fix FILES`` report the same findings on the files no fix changes,
 and a fixed file's remaining findings are placed as they would be without ``--fix``.
 
+The files come from discovery (or ``--config FILE``'s one table for all of them), or from stdin:
+``zlint - --stdin-filename PATH`` lints the text it was given as PATH, and under ``--fix`` the
+outcome carries the fixed text to print instead of writing it.
+
 Front ends only turn their options into a :class:`Request` and print the :class:`Outcome`: the
 command line (:mod:`zlint.frontends.cli`) runs every step; the flake8 plugin, which gets one file
 at a time from flake8, runs :func:`lint_one`. Each step loads what it needs when it runs: the
@@ -165,8 +169,7 @@ def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileRe
         result = results[index]
         if result.error is not None or not selected_fixes(result.diagnostics, request.unsafe_fixes):
             continue
-        data = request.stdin if request.stdin is not None else None
-        fixed = fixer.lint(path, settings, scope=linted.project.scope_of(path), data=data)
+        fixed = fixer.lint(path, settings, scope=linted.project.scope_of(path), data=request.stdin)
         results[index] = FileResult(path, fixed.diagnostics, fixed.error)
     return results
 

@@ -97,6 +97,9 @@ def test_stdin_filename_of_an_excluded_path_lints_nothing(project):
     # the same exclusion from the command line
     proc = zlint("-", "--stdin-filename", "src/model.py", "--extend-exclude", "src", cwd=project, stdin=HAZARD)
     assert (proc.returncode, proc.stdout) == (0, "")
+    # --fix gives the source back as it came
+    proc = zlint("--fix", "-q", "-", "--stdin-filename", "legacy/old.py", cwd=project, stdin=HAZARD)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, HAZARD, "")
 
 
 @pytest.mark.parametrize(
