@@ -6,7 +6,15 @@ Two kinds of generated text:
   built from the rule registry (code, name, doc file, summary, opt-in);
 * every output block marked ``<!-- zlint-output -->``: a ```text fence whose first line is
   ``$ zlint ARGS`` (or ``$ flake8 ARGS``: the plugin), followed by what that command prints
-  (stdout, then stderr) when run from the repository root.
+  (stdout, then stderr) when run from the repository root; ``< FILE`` at the end of the command
+  pipes FILE to stdin (``zlint - --stdin-filename PATH < FILE``);
+* every block marked ``<!-- zlint-output: zlint ARGS -->``: a fence of any language that frames
+  a command's output (pre-commit's hook lines, say), kept up to its first blank line, followed
+  by what ``zlint ARGS`` prints.
+
+``--verify`` outputs compile real functions (slow): set ``ZLINT_SYNC_VERIFY=0`` to leave their
+blocks unchecked (tests/test_docs.py does unless ``ZLINT_DOCS_VERIFY=1``; the script alone
+checks and updates them).
 
 ``python scripts/sync_docs.py`` checks (exit 1 and a diff when something is stale);
 ``python scripts/sync_docs.py --update`` rewrites the stale parts. tests/test_readme.py and
@@ -29,6 +37,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = re.compile(r"(<!-- rule-table -->\n)(.*?)(<!-- /rule-table -->)", re.S)
 OUTPUT = re.compile(r"(<!-- zlint-output -->\n```text\n)(\$ (?:zlint|flake8) [^\n]*)\n(.*?)(```)", re.S)
+FRAMED = re.compile(
+    r"(<!-- zlint-output: ((?:zlint|flake8) [^\n]*?) -->\n```[\w-]*\n(?:[^\n]+\n)*\n)(.*?)(```)", re.S
+)
+
+
+def skipped(command: str) -> bool:
+    """Whether ``command``'s output is left unchecked: a ``--verify`` run under ``ZLINT_SYNC_VERIFY=0``."""
+    return "--verify" in shlex.split(command) and os.environ.get("ZLINT_SYNC_VERIFY", "1") == "0"
 #: zlint subcommands that take no lint options
 _SUBCOMMANDS = {"rules", "rule", "clean"}
 
@@ -75,16 +91,21 @@ def rule_table() -> str:
 def zlint_output(command: str) -> str:
     """What ``$ zlint ARGS`` (or ``$ flake8 ARGS``) prints from the repository root: stdout, then
     stderr."""
-    tool, *args = shlex.split(command)[1:]
+    words = shlex.split(command)
+    words = words[1:] if words[:1] == ["$"] else words
+    stdin = None
+    if len(words) > 2 and words[-2] == "<":
+        stdin, words = (ROOT / words[-1]).read_bytes(), words[:-2]
+    tool, *args = words
     if tool == "zlint" and (not args or args[0] not in _SUBCOMMANDS):
         args = ["--no-cache", *args]  # leave no cache behind; the output is the same
     # this checkout's zlint, whatever is installed
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": path}
     done = subprocess.run(
-        [sys.executable, "-m", tool, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", tool, *args], cwd=ROOT, capture_output=True, env=env, timeout=900, input=stdin or b""
     )
-    return done.stdout + done.stderr
+    return (done.stdout + done.stderr).decode("utf-8")
 
 
 def output_blocks(text: str) -> list[tuple[str, str]]:
@@ -104,12 +125,23 @@ def check(path: Path, update: bool = False) -> list[Stale]:
         return match.group(1) + wanted + match.group(3)
 
     def fix_output(match: re.Match[str]) -> str:
+        if skipped(match.group(2)):
+            return match.group(0)
         wanted = zlint_output(match.group(2))
         if match.group(3) != wanted:
             stale.append(Stale(path, match.group(2), match.group(3), wanted))
         return f"{match.group(1)}{match.group(2)}\n{wanted}{match.group(4)}"
 
+    def fix_framed(match: re.Match[str]) -> str:
+        if skipped(match.group(2)):
+            return match.group(0)
+        wanted = zlint_output(match.group(2))
+        if match.group(3) != wanted:
+            stale.append(Stale(path, match.group(2), match.group(3), wanted))
+        return f"{match.group(1)}{wanted}{match.group(4)}"
+
     new = OUTPUT.sub(fix_output, TABLE.sub(fix_table, text) if path.name == "README.md" else text)
+    new = FRAMED.sub(fix_framed, new)
     if update and new != text:
         path.write_text(new, encoding="utf-8")
     return stale

@@ -63,8 +63,8 @@ def codes_at(code: str, settings: Settings = ALL) -> list[tuple[int, int, str]]:
 
 
 def run_zlint(*args: str, cwd: str | Path | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """Run the real console entry point in a subprocess."""
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    """Run the real console entry point in a subprocess (``env``: variables to add)."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", **kwargs.pop("env", {})}
     return subprocess.run(
         [sys.executable, "-m", "zlint", *args], cwd=cwd, capture_output=True, text=True, env=env, **kwargs
     )

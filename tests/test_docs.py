@@ -73,16 +73,18 @@ def test_every_page_is_in_the_navigation():
 
 
 @pytest.mark.parametrize("page", DOC_PAGES, ids=lambda p: p.name)
-def test_shown_outputs_are_what_zlint_prints_now(page: Path):
-    # regenerate with: python scripts/sync_docs.py --update
+def test_shown_outputs_are_what_zlint_prints_now(page: Path, monkeypatch):
+    # regenerate with: python scripts/sync_docs.py --update. The --verify samples compile for
+    # seconds each: checked only with ZLINT_SYNC_VERIFY=1 (the script alone always checks them)
+    monkeypatch.setenv("ZLINT_SYNC_VERIFY", os.environ.get("ZLINT_SYNC_VERIFY", "0"))
     stale = SYNC.check(page)
     assert not stale, "\n".join(s.diff() for s in stale)
 
 
 def test_the_compile_recipe_output_is_shown_in_full():
-    (shown,) = SYNC.output_blocks((ROOT / "docs" / "usage.md").read_text(encoding="utf-8"))
-    command, output = shown
-    assert command == "$ zlint --select ZL41 docs/snippets/compile_recipe.py"
+    blocks = SYNC.output_blocks((ROOT / "docs" / "usage.md").read_text(encoding="utf-8"))
+    (command, output), = [b for b in blocks if "compile_recipe" in b[0]]
+    assert command == "$ zlint --select ZL41,ZL418 docs/snippets/compile_recipe.py"
     codes = re.findall(r"^docs/snippets/compile_recipe\.py:\d+:\d+: (ZL\d{3}) ", output, re.M)
     assert codes == ["ZL418", "ZL416", "ZL410", "ZL413", "ZL414", "ZL414", "ZL415", "ZL415"]
 
@@ -93,6 +95,33 @@ def test_the_flake8_output_shown_is_the_cli_output_shown():
     (cli,) = SYNC.output_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
     assert flake8[0] == "$ flake8 --select ZL examples/likes_pooler.py"
     assert flake8[1].splitlines() == cli[1].splitlines()[:-1]  # all but the CLI's summary line
+
+
+def test_every_sample_of_zlint_output_is_generated():
+    """The pages that show zlint's output (integrations, verify, usage) show real runs: every
+    block that shows findings is one sync_docs.py regenerates."""
+    for name in ("integrations.md", "verify.md", "usage.md"):
+        text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+        generated = SYNC.OUTPUT.findall(text) + SYNC.FRAMED.findall(text)
+        shown = re.findall(r"^\S+\.py:\d+:\d+: ZL\d{3} ", text, re.M)
+        in_blocks = sum(len(re.findall(r"^\S+\.py:\d+:\d+: ZL\d{3} ", "\n".join(g), re.M)) for g in generated)
+        assert shown and in_blocks == len(shown), name
+
+
+def test_a_framed_output_keeps_its_frame_and_stdin_is_piped(tmp_path: Path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- zlint-output: zlint --select ZL102 - --stdin-filename x.py < examples/likes_pooler.py -->\n"
+        "```console\n$ pre-commit run\n- exit code: 1\n\nold\n```\n",
+        encoding="utf-8",
+    )
+    (stale,) = SYNC.check(page, update=True)
+    assert stale.current == "old\n"
+    assert page.read_text(encoding="utf-8").endswith(
+        "```console\n$ pre-commit run\n- exit code: 1\n\n"
+        "x.py:31:12: ZL102 `likes.numel()` tests a size for truth: blocks single-graph mode; handle 0 branch-free\n"
+        "Found 1 finding in 1 file.\n```\n"
+    )
 
 
 def test_a_stale_output_is_found_and_updated(tmp_path: Path):
@@ -353,3 +382,15 @@ def test_the_zl101_doc_recommends_the_name_that_exists():
     recommended = {m for m in TORCH_NAME.findall(text) if m.endswith("mark_unbacked")}
     assert recommended == {"torch._dynamo.decorators.mark_unbacked", "torch._dynamo.mark_unbacked"}
     assert "not `torch._dynamo.mark_unbacked`" in text
+
+
+def test_the_default_docs_url_is_the_sites_own():
+    """Reports link rule pages on ``DEFAULT_DOCS_URL``: it is mkdocs.yml's ``site_url`` (neither is
+    set while the project publishes no site), and each rule's page is where the hooks put it."""
+    from zlint.core.rule_docs import DEFAULT_DOCS_URL, page_path
+
+    site_url = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    assert (site_url.group(1) if site_url else None) == DEFAULT_DOCS_URL
+    hooks = load_script("docs_hooks")
+    for doc in hooks.rule_docs():
+        assert page_path(doc.name.split("-", 1)[0]) == f"rules/{doc.stem}/"

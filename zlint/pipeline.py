@@ -5,6 +5,10 @@ scope of the whole run), whether it was linted in a worker, read from the cache 
 ``zlint FILES`` and ``zlint --fix FILES`` report the same findings on the files no fix changes,
 and a fixed file's remaining findings are placed as they would be without ``--fix``.
 
+The files come from discovery (or ``--config FILE``'s one table for all of them), or from stdin:
+``zlint - --stdin-filename PATH`` lints the text it was given as PATH, and under ``--fix`` the
+outcome carries the fixed text to print instead of writing it.
+
 Front ends only turn their options into a :class:`Request` and print the :class:`Outcome`: the
 command line (:mod:`zlint.frontends.cli`) runs every step; the flake8 plugin, which gets one file
 at a time from flake8, runs :func:`lint_one`. Each step loads what it needs when it runs: the
@@ -16,13 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zlint.core.diagnostics import Diagnostic, FileError
 from zlint.core.settings import Settings
 from zlint.core.source import FileResult, ParsedSource, SourceError, parse_source
 from zlint.engine.cache import Cache, file_key, settings_fingerprint
-from zlint.engine.discovery import PathProblem, SettingsResolver, discover
+from zlint.engine.discovery import PathProblem, SettingsResolver, discover, display_path
 from zlint.engine.parallel import LintedRun, lint_run
 from zlint.engine.workers import fewer_collections
 
@@ -53,6 +58,12 @@ class Request:
     add_noqa: bool = False
     #: ``--verify``: the runner's options, made from the linted ``(path, settings)`` pairs
     verify: Callable[[list[tuple[str, Settings]]], Any] | None = None
+    #: ``--config PATH``: one ``[tool.zlint]`` for every file instead of the nearest pyproject.toml
+    config: str | None = None
+    #: ``zlint -``: the source read from stdin, linted instead of ``paths`` as the file
+    #: ``stdin_path`` (``--stdin-filename``: its settings, its exclusion and its name), else as ``-``
+    stdin: bytes | None = None
+    stdin_path: str | None = None
 
 
 @dataclass
@@ -66,27 +77,46 @@ class Outcome:
     linted: list[tuple[str, Settings]] = field(default_factory=list)
     fixer: FixSession | None = None
     notes: list[str] = field(default_factory=list)
+    #: the docs site the reports link rules to (``ZLINT_DOCS_URL``, else ``docs-url``), or None
+    docs_url: str | None = None
+    #: ``zlint - --fix``: the source to print, fixed (or as read when nothing changed)
+    fixed_source: bytes | None = None
 
 
 def run(request: Request) -> Outcome:
     """Every step of one run, in order. Raises :class:`RunError` for what stops the run."""
-    from zlint.core.settings import ConfigError
+    from zlint.core.rule_docs import docs_base
+    from zlint.core.settings import ConfigError, load_config
 
     outcome = Outcome()
     ordered: list[FileError | int] = []  # errors keep their place among the files' own
+    contents: dict[str, bytes] = {}
     try:
-        for item in discover(request.paths or ["."], SettingsResolver(request.overrides)):
-            if isinstance(item, PathProblem):
-                ordered.append(FileError(item.path, item.reason))
-                continue
-            outcome.files.append(item.path)
-            outcome.linted.append((item.path, item.settings))
-            ordered.append(len(outcome.linted) - 1)
+        fixed = load_config(request.config) if request.config is not None else None
+        resolver = SettingsResolver(request.overrides, fixed=fixed)
+        if request.stdin is not None:
+            found = _stdin_target(request, resolver)
+            if found is not None:
+                outcome.files.append(found[0])
+                outcome.linted.append(found)
+                ordered.append(0)
+                contents[found[0]] = request.stdin
+        else:
+            for item in discover(request.paths or ["."], resolver):
+                if isinstance(item, PathProblem):
+                    ordered.append(FileError(item.path, item.reason))
+                    continue
+                outcome.files.append(item.path)
+                outcome.linted.append((item.path, item.settings))
+                ordered.append(len(outcome.linted) - 1)
+        # a run is one project: the first file's settings say where its docs are
+        first = outcome.linted[0][1] if outcome.linted else resolver.for_path(Path.cwd())
     except ConfigError as exc:
         raise RunError(f"{exc.path}: {exc}") from None
+    outcome.docs_url = docs_base(first.docs_url)
 
     with fewer_collections():  # one pass per file: its project-index summary and its findings
-        linted = lint_run(outcome.linted, request.jobs, request.cache)
+        linted = lint_run(outcome.linted, request.jobs, request.cache, contents)
     results = linted.results
     if request.fix or request.diff:
         results = _fixed(linted, outcome, request)
@@ -98,6 +128,10 @@ def run(request: Request) -> Outcome:
         if results[entry].error is not None:
             outcome.errors.append(results[entry].error)
     outcome.diagnostics.sort()
+    if request.stdin is not None and request.fix:
+        outcome.fixed_source = request.stdin
+        if outcome.fixer is not None and outcome.fixer.sources:
+            outcome.fixed_source = outcome.fixer.sources[-1]
 
     if request.diff:  # the diff is the output: nothing is adopted, verified or written
         return outcome
@@ -113,18 +147,30 @@ def run(request: Request) -> Outcome:
     return outcome
 
 
+def _stdin_target(request: Request, resolver: SettingsResolver) -> tuple[str, Settings] | None:
+    """The file stdin stands for, with its settings; None when its path is excluded (an editor
+    pipes every file it opens, so a file the project excludes gets no findings)."""
+    if request.stdin_path is None:
+        return "-", resolver.for_path(Path.cwd() / "-")
+    path = Path(request.stdin_path)
+    settings = resolver.for_path(path)
+    if settings.is_excluded(path):
+        return None
+    return display_path(path), settings
+
+
 def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileResult]:
     """The fix step: each file with a fix to apply goes through the fix loop, re-linted and placed
     with the run's project index; the other files keep the results the run already has."""
     from zlint.engine.fixes import FixSession, selected_fixes
 
-    fixer = outcome.fixer = FixSession(request.unsafe_fixes, request.diff)
+    fixer = outcome.fixer = FixSession(request.unsafe_fixes, request.diff, write=request.stdin is None)
     results = list(linted.results)
     for index, (path, settings) in enumerate(outcome.linted):
         result = results[index]
         if result.error is not None or not selected_fixes(result.diagnostics, request.unsafe_fixes):
             continue
-        fixed = fixer.lint(path, settings, scope=linted.project.scope_of(path))
+        fixed = fixer.lint(path, settings, scope=linted.project.scope_of(path), data=request.stdin)
         results[index] = FileResult(path, fixed.diagnostics, fixed.error)
     return results
 

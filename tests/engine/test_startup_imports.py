@@ -264,7 +264,7 @@ def test_a_warm_flake8_run_walks_no_tree_and_loads_no_rule(project):
     # read from a note: no LibCST, fact, engine or rule (and no tree walked: test_flake8_plugin)
     assert warm == {"out": cold["out"], "loaded": []}
     # the CLI finds the entry flake8 wrote (the same key, the same scope)
-    assert _zlint(project, "--cache-dir", "c", "--select", "ALL", "pool.py")["loaded"] == []
+    assert _zlint(project, "--cache-dir", "c", "--select", "ZL", "pool.py")["loaded"] == []
     # an edit: the scope and the findings are computed again
     (project / "pool.py").write_text(POOL_HAZARD.replace("n == 1", "n == 2"), encoding="utf-8")
     edited = flake8("pool.py")

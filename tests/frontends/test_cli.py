@@ -74,7 +74,13 @@ def test_json_output_is_ruff_shaped(project):
     ]
     assert data[0]["filename"] == "src/model.py"
     assert data[0]["name"] == "size-compared-with-zero-or-one"
-    assert data[0]["url"] == "rules/ZL101-size-compared-with-zero-or-one.md"
+    assert data[0]["url"] is None  # no docs site configured: no link (never a relative path)
+    env = {"ZLINT_DOCS_URL": "https://docs.example.org/zlint/"}
+    linked = json.loads(run_zlint("--format", "json", "src/model.py", cwd=project, env=env).stdout)
+    assert [d["url"] for d in linked] == [
+        "https://docs.example.org/zlint/rules/ZL101-size-compared-with-zero-or-one/",
+        "https://docs.example.org/zlint/rules/ZL102-size-truthiness/",
+    ]
 
 
 def test_select_ignore_and_prefixes(project):

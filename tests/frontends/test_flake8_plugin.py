@@ -132,10 +132,19 @@ def test_default_run_matches_the_cli_exactly(corpus):
     assert ("columns.py", 5, 26, "ZL101") in cli and ("columns.py", 5, 55, "ZL103") in cli
 
 
-def test_select_matches_the_cli_including_opt_in_codes(corpus):
+def test_select_matches_the_cli_and_opt_in_codes_need_their_whole_code(corpus):
+    # `--select ZL` (what flake8 users write next to E,F,W) leaves the opt-in rules off, as zlint's
     flake8 = _flake8(corpus, "--isolated", "--select=ZL", ".")
-    assert flake8 == _cli(corpus, "--select", "ALL", ".")
-    assert ("noqa_comments.py", 14, 15, "ZL901") in flake8  # a noqa comment for ZL103 where nothing fires
+    assert flake8 == _cli(corpus, "--select", "ZL", ".") == _cli(corpus, ".")
+    assert all(code not in ("ZL203", "ZL418", "ZL901") for *_, code in flake8)
+    for prefix in ("ZL9", "ZL90"):  # a prefix, however long, is not the code
+        assert _flake8(corpus, "--isolated", f"--select={prefix}", *FEW) == []
+    # named whole, they run: in --select or --extend-select, on the command line or in a config
+    named = _flake8(corpus, "--isolated", "--select=ZL,ZL901", ".")
+    assert named == _cli(corpus, "--select", "ZL,ZL901", ".")
+    assert ("noqa_comments.py", 14, 15, "ZL901") in named  # a noqa comment for ZL103 where nothing fires
+    (corpus / "opt_in.cfg").write_text("[flake8]\nselect = ZL\nextend-select = ZL901\n", encoding="utf-8")
+    assert _flake8(corpus, "--config=opt_in.cfg", *FEW) == [row for row in named if row[0] in FEW]
     only = _flake8(corpus, "--isolated", "--select=ZL102", *FEW)
     assert only and only == _cli(corpus, "--select", "ZL102", *FEW)
 
@@ -302,7 +311,7 @@ def test_cache_gives_the_same_findings_and_is_shared_with_the_cli(corpus, tmp_pa
     assert all(decode_scope(note) is not None for note in notes)
     assert all(d["scope"] == "unknown" and d["scope_reason"] == "" for r in results for d in r["diagnostics"])
     warm = _flake8(corpus, "--isolated", "--select=ZL", ".", cache=cache)
-    assert cold == warm == _cli(corpus, "--select", "ALL", ".")
+    assert cold == warm == _cli(corpus, "--select", "ZL", ".")
     default = _flake8(corpus, "--isolated", ".", cache=cache)
     assert _zl(default) == _cli(corpus, ".")
 

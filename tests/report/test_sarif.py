@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import jsonschema
 import pytest
@@ -69,10 +68,26 @@ def test_driver_lists_every_rule_with_descriptions_and_doc(project):
         assert descriptor["defaultConfiguration"]["enabled"] is rule.default_enabled
         if doc_path(rule.code) is not None:  # a missing doc is test_rule_docs' business
             assert descriptor["help"]["markdown"].startswith(f"# {rule.code} {rule.name}\n")
-            uri = urlparse(descriptor["helpUri"])
-            assert uri.path.endswith(f"rules/{rule.code}-{rule.name}.md")
-            if uri.scheme == "file":  # no repository URL in the metadata: the doc on disk
-                assert Path(unquote(uri.path)).is_file()
+        # no docs site configured (the project publishes none yet): no link, never a local file
+        assert "helpUri" not in descriptor
+
+
+def test_help_uri_is_the_rule_page_on_the_configured_docs_site(project, monkeypatch):
+    (project / "pyproject.toml").write_text('[tool.zlint]\ndocs-url = "https://docs.example.org/zlint"\n')
+    log, _ = _sarif(project)
+    driver = log["runs"][0]["tool"]["driver"]
+    uris = {r["id"]: r.get("helpUri") for r in driver["rules"]}
+    assert uris["ZL101"] == "https://docs.example.org/zlint/rules/ZL101-size-compared-with-zero-or-one/"
+    assert uris["ZL901"] == "https://docs.example.org/zlint/rules/ZL901-unused-noqa/"
+    for code, rule in RULES_BY_CODE.items():
+        assert uris[code] == f"https://docs.example.org/zlint/rules/{code}-{rule.name}/"
+    assert driver["informationUri"] == "https://docs.example.org/zlint/"
+    assert _errors(log) == []
+    # the environment wins over the setting (a CI mirror of the docs)
+    monkeypatch.setenv("ZLINT_DOCS_URL", "https://mirror.example.com/z/")
+    log, _ = _sarif(project)
+    rule = log["runs"][0]["tool"]["driver"]["rules"][0]
+    assert (rule["id"], rule["helpUri"]) == ("ZL000", "https://mirror.example.com/z/rules/ZL000-file-not-linted/")
 
 
 def test_results_match_the_json_output(project):

@@ -83,8 +83,9 @@ class Diagnostic:
     #: (:mod:`zlint.scope.frames`); 0: none. Placement turns it into the ``never`` scope.
     skipped_by: int = field(compare=False, default=0)
 
-    def to_dict(self) -> dict:
-        """The JSON shape, close to Ruff's: 1-based rows and columns."""
+    def to_dict(self, url: str | None = None) -> dict:
+        """The JSON shape, close to Ruff's: 1-based rows and columns; ``url``: the rule's page
+        on the docs site (:func:`zlint.core.rule_docs.rule_url`), None when none is known."""
         data = {
             "code": self.code,
             "name": self.name,
@@ -98,7 +99,7 @@ class Diagnostic:
             "scope": self.scope,
             "scope_reason": self.scope_reason,
             "fix": self.fix.to_dict() if self.fix is not None else None,
-            "url": f"rules/{self.code}-{self.name}.md",
+            "url": url,
         }
         if self.verify is not None:
             data["verify"] = self.verify

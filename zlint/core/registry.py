@@ -300,6 +300,16 @@ def expand_all(selectors: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def selected(selectors: Iterable[str]) -> frozenset[str]:
+    """What ``select``/``extend-select`` turn on: the codes the selectors name, less the opt-in
+    rules that none of them names by its whole code (``ALL`` names every rule)."""
+    selectors = [s.strip().upper() for s in selectors]
+    codes = expand_all(selectors)
+    if "ALL" in selectors:
+        return codes
+    return frozenset(c for c in codes if RULES_BY_CODE[c].default_enabled or c in selectors)
+
+
 def default_codes() -> frozenset[str]:
     """The codes enabled without --select: every rule not marked opt-in."""
     return frozenset(code for code, found in RULES_BY_CODE.items() if found.default_enabled)

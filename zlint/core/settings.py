@@ -62,6 +62,8 @@ class Settings:
     target: str = "single-graph"
     #: ``[tool.zlint.verify] examples``: registered-examples files for --verify, absolute paths
     verify_examples: tuple[str, ...] = ()
+    #: ``docs-url``: the docs site the reports link each rule's page on (``ZLINT_DOCS_URL`` wins)
+    docs_url: str | None = None
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -73,8 +75,11 @@ class Settings:
             registry.expand_all(codes)
 
     def base_codes(self) -> frozenset[str]:
-        selected = registry.default_codes() if self.select is None else registry.expand_all(self.select)
-        return (selected | registry.expand_all(self.extend_select)) - registry.expand_all(self.ignore)
+        """The enabled codes before per-file-ignores. An opt-in rule is enabled only when
+        ``select``/``extend-select`` name its whole code (or ``ALL``): a prefix (``ZL``, ``ZL2``)
+        enables the rules it covers that are on by default, as ``flake8 --select`` does."""
+        selected = registry.default_codes() if self.select is None else registry.selected(self.select)
+        return (selected | registry.selected(self.extend_select)) - registry.expand_all(self.ignore)
 
     def enabled_codes(self, path: str | Path) -> frozenset[str]:
         """Codes that apply to ``path`` after per-file-ignores."""
@@ -102,8 +107,12 @@ class Settings:
         return _matcher((*DEFAULT_EXCLUDE, *self.exclude)).matches(self.relative(path))
 
     def with_overrides(self, **overrides: Any) -> Settings:
-        """CLI flags win over the file; None means 'not given'."""
+        """CLI flags win over the file; None means 'not given'. ``extend_exclude`` (the flag
+        ``--extend-exclude``) adds to the file's ``exclude``, which ``exclude`` replaces."""
         given = {k: v for k, v in overrides.items() if v is not None}
+        extend = given.pop("extend_exclude", ())
+        if extend:
+            given["exclude"] = (*given.get("exclude", self.exclude), *extend)
         return replace(self, _cache={}, **given) if given else self
 
 
@@ -167,6 +176,10 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
     for key, value in table.items():
         if key in _LIST_KEYS:
             kwargs[_LIST_KEYS[key]] = _str_list(path, key, value)
+        elif key == "docs-url":
+            if not isinstance(value, str) or not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$", value):
+                raise ConfigError(path, "[tool.zlint] docs-url must be a URL such as 'https://example.org/zlint/'")
+            kwargs["docs_url"] = value
         elif key == "compiled-only":
             if not isinstance(value, bool):
                 raise ConfigError(path, "[tool.zlint] compiled-only must be true or false")
@@ -199,7 +212,9 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
                 for pattern, codes in value.items()
             )
         else:
-            names = [*_LIST_KEYS, *_CHOICE_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify"]
+            names = [
+                *_LIST_KEYS, *_CHOICE_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify", "docs-url",
+            ]
             known = ", ".join(sorted(names))
             raise ConfigError(path, f"unknown key {key!r} in [tool.zlint] (known: {known})")
     try:
@@ -239,6 +254,19 @@ def _settings_from_text(path: Path, text: str) -> Settings | None:
     if not isinstance(table, dict):
         raise ConfigError(str(path), "[tool.zlint] must be a table")
     return settings_from_table(table, str(path), path.parent.absolute())
+
+
+def load_config(path: str | Path) -> Settings:
+    """``--config PATH``: the ``[tool.zlint]`` table of one TOML file (a pyproject.toml or any
+    other), for every file of the run; patterns are relative to the file's directory. A missing
+    or unreadable file, bad TOML or no ``[tool.zlint]`` table is a :class:`ConfigError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(str(path), "no such file" if not path.exists() else "not a file")
+    found = load_pyproject(path)
+    if found is None:
+        raise ConfigError(str(path), "has no [tool.zlint] table")
+    return found
 
 
 def find_settings(start: Path) -> Settings:

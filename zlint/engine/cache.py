@@ -34,7 +34,9 @@ MAX_EXTRA_ENTRIES = 20_000
 #: errors that depend on more than the file's bytes (stack depth, a rule's bug): never cached
 _UNCACHED_ERRORS = ("internal error", "too deeply nested")
 #: Settings fields already folded into the enabled codes (or about discovery only)
-_FOLDED = frozenset({"select", "extend_select", "ignore", "per_file_ignores", "exclude", "config_path", "_cache"})
+_FOLDED = frozenset(
+    {"select", "extend_select", "ignore", "per_file_ignores", "exclude", "config_path", "docs_url", "_cache"}
+)
 
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is zlint's cache; `zlint clean` removes it.\n"
 

@@ -36,7 +36,7 @@ class SettingsResolver:
 
     def __init__(self, overrides: dict | None = None, fixed: Settings | None = None) -> None:
         self._overrides = overrides or {}
-        self._fixed = fixed
+        self._fixed = fixed.with_overrides(**self._overrides) if fixed is not None else None
         self._by_dir: dict[Path, Settings] = {}
 
     def for_path(self, path: Path) -> Settings:

@@ -80,6 +80,8 @@ class FixOutcome:
     fixed: int = 0
     diff: str = ""
     error: FileError | None = None
+    #: the fixed file's bytes, when not written (``write=False``) and a fix changed it
+    source: bytes | None = None
 
 
 def _encoding(data: bytes) -> tuple[str, bytes]:
@@ -90,18 +92,27 @@ def _encoding(data: bytes) -> tuple[str, bytes]:
 
 
 def fix_file(
-    path: str | Path, settings, unsafe: bool = False, write: bool = True, scope: FileScope | None = None
+    path: str | Path,
+    settings,
+    unsafe: bool = False,
+    write: bool = True,
+    scope: FileScope | None = None,
+    data: bytes | None = None,
 ) -> FixOutcome:
     """Lint ``path``, apply its fixes (safe ones, or all with ``unsafe``), and write the result
     atomically unless ``write`` is False (then ``diff`` holds a unified diff). ``scope``: the
     file's place in the run's project index, so that its findings, before and after each pass,
-    are placed as the run places them (None: by the file alone, as ``zlint FILE``)."""
+    are placed as the run places them (None: by the file alone, as ``zlint FILE``). ``data``: the
+    file's bytes from elsewhere (stdin), fixed and never written."""
     name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        first = engine.lint_file(path, settings)  # the same one-line error as without --fix
-        return FixOutcome(name, first.diagnostics, error=first.error)
+    if data is not None:
+        write = False
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            first = engine.lint_file(path, settings)  # the same one-line error as without --fix
+            return FixOutcome(name, first.diagnostics, error=first.error)
     first = engine.lint_source(data, name, settings, scope=scope)
     outcome = FixOutcome(name, first.diagnostics, error=first.error)
     if first.error is not None or not selected_fixes(first.diagnostics, unsafe):
@@ -135,6 +146,7 @@ def fix_file(
         return outcome
     outcome.diagnostics, outcome.fixed = diagnostics, fixed
     if not write:
+        outcome.source = bom + text.encode(encoding)
         outcome.diff = "".join(
             difflib.unified_diff(
                 lines_of(original), lines_of(text), fromfile=f"a/{name}", tofile=f"b/{name}"
@@ -155,16 +167,23 @@ def fix_file(
 class FixSession:
     """The CLI's ``--fix``/``--unsafe-fixes``/``--diff`` run over many files: totals and diffs."""
 
-    def __init__(self, unsafe: bool, diff: bool) -> None:
+    def __init__(self, unsafe: bool, diff: bool, write: bool = True) -> None:
         self.unsafe, self.diff = unsafe, diff
+        self.write = write and not diff
         self.fixed = 0
         self.diffs: list[str] = []
+        #: the fixed bytes of the files not written (``zlint - --fix``), in order
+        self.sources: list[bytes] = []
 
-    def lint(self, path: str | Path, settings, scope: FileScope | None = None) -> FixOutcome:
-        outcome = fix_file(path, settings, unsafe=self.unsafe, write=not self.diff, scope=scope)
+    def lint(
+        self, path: str | Path, settings, scope: FileScope | None = None, data: bytes | None = None
+    ) -> FixOutcome:
+        outcome = fix_file(path, settings, unsafe=self.unsafe, write=self.write, scope=scope, data=data)
         self.fixed += outcome.fixed
-        if outcome.diff:
+        if outcome.diff and self.diff:
             self.diffs.append(outcome.diff)
+        if outcome.source is not None:
+            self.sources.append(outcome.source)
         return outcome
 
     def summary(self) -> str:

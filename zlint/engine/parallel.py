@@ -16,7 +16,7 @@ byte-identical for any ``--jobs``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -87,14 +87,20 @@ def lint_files(
     return lint_run(targets, jobs, cache).results
 
 
-def lint_run(targets: Sequence[tuple[str, Settings]], jobs: int | None = None, cache: Cache | None = None) -> LintedRun:
+def lint_run(
+    targets: Sequence[tuple[str, Settings]],
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    contents: Mapping[str, bytes] | None = None,
+) -> LintedRun:
     """Lint ``(path, settings)`` pairs as one run (one project index over all of them); one
     placed :class:`FileResult` per target, in target order. ``cache`` also keeps the index's
-    summaries and its recent answers (``cache.project_file``)."""
+    summaries and its recent answers (``cache.project_file``). ``contents``: the bytes of the
+    paths not to read from disk (``zlint -``: stdin's, under the name it is linted as)."""
     results: list[FileResult | None] = [None] * len(targets)
     files: list[tuple[int, str, bytes, Settings]] = []
     for index, (path, settings) in enumerate(targets):
-        data = read_source(path)
+        data = contents[path] if contents and path in contents else read_source(path)
         if isinstance(data, FileResult):  # unreadable: reported, never cached
             results[index] = data
         else:

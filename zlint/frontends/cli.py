@@ -72,21 +72,46 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="zlint",
         description="Find PyTorch code that makes torch.compile specialize, guard and recompile on sizes.",
-        epilog="Also: `zlint rule CODE` prints a rule's doc; `zlint rules` lists the rules.",
+        epilog="Also: `zlint rule CODE` (or `zlint rule NAME`) prints a rule's doc; `zlint rules` lists the rules.",
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
-    parser.add_argument("--select", type=_selectors, help="codes or prefixes to enable (ZL1, ZL101, ALL)")
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or directories (default: .); `-` reads the source from stdin"
+    )
+    parser.add_argument(
+        "--stdin-filename", metavar="PATH",
+        help="with `-`: lint stdin as the file PATH (its settings, exclusion, noqa; reported as PATH)",
+    )
+    parser.add_argument(
+        "--config", metavar="FILE",
+        help="use the [tool.zlint] table of FILE (a pyproject.toml or other TOML file) for every file",
+    )
+    parser.add_argument(
+        "--select", type=_selectors,
+        help="codes or prefixes to enable (ZL1, ZL101, ALL); an opt-in rule only by its whole code or ALL",
+    )
     parser.add_argument("--extend-select", type=_selectors, help="codes or prefixes to enable in addition")
     parser.add_argument("--ignore", type=_selectors, help="codes or prefixes to disable")
+    parser.add_argument(
+        "--exclude", type=_selectors, metavar="PATTERNS",
+        help="patterns to skip, replacing [tool.zlint] exclude (the built-in ones still apply)",
+    )
+    parser.add_argument(
+        "--extend-exclude", type=_selectors, metavar="PATTERNS", help="patterns to skip in addition to exclude"
+    )
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
     parser.add_argument("--statistics", action="store_true", help="print counts per rule instead of findings")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (errors still exit 2)")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print the findings and errors only: no summary lines on stderr"
+    )
     parser.add_argument("--output-file", metavar="PATH", help="write the report to PATH instead of stdout")
     adoption = parser.add_mutually_exclusive_group()
     adoption.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` to every reported line")
     adoption.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE")
     parser.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE")
-    parser.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
+    parser.add_argument(
+        "--fix", action="store_true", help="apply safe fixes to the files (with `-`: print the fixed source)"
+    )
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also apply unsafe fixes")
     parser.add_argument("--diff", action="store_true", help="print the fixes as a diff; write nothing")
     parser.add_argument(
@@ -108,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-cache", action="store_true", help="lint every file; neither read nor write the cache")
     parser.add_argument("--cache-dir", metavar="DIR", help="where results are cached (default: .zlint_cache)")
-    verify = parser.add_argument_group("--verify (needs torch: pip install 'zlint[verify]')")
+    verify = parser.add_argument_group("--verify (needs torch: pip install torch)")
     verify.add_argument("--verify", action="store_true", help="compile the flagged functions and confirm each finding")
     verify.add_argument(
         "--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to compile (auto: cuda if present)"
@@ -159,11 +184,16 @@ def _print_rules() -> int:
 
 
 def _print_rule(argv: Sequence[str]) -> int:
+    """``zlint rule CODE`` or ``zlint rule NAME`` (``ZL102``, ``zl102``, ``size-truthiness``)."""
     if len(argv) != 1:
-        return _error("usage: zlint rule CODE")
+        return _error("usage: zlint rule CODE|NAME")
     from zlint.core.rule_docs import doc_text
 
-    code = argv[0].upper()
+    wanted = argv[0].strip()
+    code = wanted.upper()
+    if code not in registry.RULES_BY_CODE:
+        by_name = [rule.code for rule in registry.records() if rule.name == wanted.lower()]
+        code = by_name[0] if by_name else code
     text = doc_text(code) if code in registry.RULES_BY_CODE else None
     if text is None:
         return _error(f"unknown rule {argv[0]!r} (see `zlint rules`)")
@@ -191,9 +221,27 @@ def _error(message: str) -> int:
     return EXIT_ERROR
 
 
+def _stdin_problem(args: argparse.Namespace) -> str | None:
+    """Why ``-`` (or ``--stdin-filename``) cannot run with the other arguments, or None."""
+    if "-" not in args.paths:
+        return None if args.stdin_filename is None else "--stdin-filename needs `-` (stdin) as the path"
+    if len(args.paths) > 1:
+        return "`-` (stdin) cannot be combined with other paths"
+    for flag, given in (("--add-noqa", args.add_noqa), ("--verify", args.verify)):
+        if given:
+            return f"{flag} cannot be used with `-` (stdin): it needs the file on disk"
+    return None
+
+
 def check(args: argparse.Namespace) -> int:
     if args.baseline and args.write_baseline:  # before anything is linted or fixed
         return _error("--baseline and --write-baseline cannot be combined")
+    if args.stdin_filename is not None and not args.paths:
+        args.paths = ["-"]  # as Ruff: --stdin-filename alone reads stdin
+    problem = _stdin_problem(args)
+    if problem:
+        return _error(problem)
+    stdin = args.paths == ["-"]
     overrides = {"select": args.select, "extend_select": args.extend_select, "ignore": args.ignore}
     try:
         for value in overrides.values():
@@ -203,11 +251,16 @@ def check(args: argparse.Namespace) -> int:
     overrides["compiled_only"] = args.compiled_only
     overrides["scope"] = args.scope
     overrides["target"] = args.target
+    overrides["exclude"] = args.exclude
+    overrides["extend_exclude"] = args.extend_exclude
     request = pipeline.Request(
         args.paths,
         overrides,
         jobs=args.jobs,
-        cache=None if args.no_cache else Cache(args.cache_dir or default_cache_dir(), full_path_default()),
+        # stdin is never cached: an editor pipes a new text at every keystroke
+        cache=None if args.no_cache or stdin else Cache(
+            args.cache_dir or default_cache_dir(), full_path_default()
+        ),
         fix=args.fix,
         diff=args.diff,
         unsafe_fixes=args.unsafe_fixes,
@@ -215,6 +268,9 @@ def check(args: argparse.Namespace) -> int:
         write_baseline=args.write_baseline,
         add_noqa=args.add_noqa,
         verify=(lambda linted: _verify_options(args, linted)) if args.verify else None,
+        config=args.config,
+        stdin=sys.stdin.buffer.read() if stdin else None,
+        stdin_path=args.stdin_filename,
     )
     try:
         outcome = pipeline.run(request)
@@ -225,25 +281,29 @@ def check(args: argparse.Namespace) -> int:
         sys.stdout.write("".join(fixer.diffs))
         for error in errors:
             print(f"zlint: error: {error}", file=sys.stderr)
-        print(fixer.summary(), file=sys.stderr)
+        if not args.quiet:
+            print(fixer.summary(), file=sys.stderr)
         return EXIT_ERROR if errors else (EXIT_FINDINGS if fixer.diffs else EXIT_CLEAN)
-    if fixer is not None:
+    if fixer is not None and not args.quiet:
         print(fixer.summary(), file=sys.stderr)
-    for note in outcome.notes:
+    for note in () if args.quiet else outcome.notes:
         print(f"zlint: {note}", file=sys.stderr)
 
-    run = Run(tuple(files), tuple(errors))
+    run = Run(tuple(files), tuple(errors), outcome.docs_url)
     out = statistics(diagnostics, args.format) if args.statistics else write_report(args.format, diagnostics, run)
+    if outcome.fixed_source is not None:  # `zlint - --fix`: the source is the output (as Ruff)
+        sys.stdout.buffer.write(outcome.fixed_source)
+        sys.stdout.flush()
     if args.output_file:
         try:
             atomic_write(args.output_file, out.encode("utf-8"))
         except OSError as exc:
             return _error(f"{args.output_file}: cannot write: {exc.strerror or exc}")
     else:
-        sys.stdout.write(out)
+        (sys.stderr if outcome.fixed_source is not None else sys.stdout).write(out)
     for error in errors:
         print(f"zlint: error: {error}", file=sys.stderr)
-    if args.format == "text" and not args.statistics:
+    if args.format == "text" and not args.statistics and not args.quiet:
         noun = "finding" if len(diagnostics) == 1 else "findings"
         n = len(files)
         print(f"Found {len(diagnostics)} {noun} in {n} file{'s' if n != 1 else ''}.", file=sys.stderr)

@@ -3,7 +3,8 @@
 A thin adapter over :func:`zlint.engine.lint.lint_source`: the same findings as ``zlint`` on the same
 lines, and 0-based columns (flake8 adds 1, so the printed columns agree with the CLI). flake8
 owns selection (``--select``, ``--extend-ignore``, ``per-file-ignores``; opt-in codes are hidden
-through flake8's default ignore list), and the engine runs the codes it selects. zlint's behaviour settings
+through flake8's default ignore list, and shown only when ``--select``/``--extend-select`` name
+their whole code, as for ``zlint``), and the engine runs the codes it selects. zlint's behaviour settings
 (every :class:`~zlint.core.settings.Settings` field that is not about selection) become flake8
 options named ``--zlint-<setting>``, read from the command line or flake8's config, so a new
 setting needs no change here.
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # the rest loads when a file is checked: every flake8 run imp
 
 #: Settings fields flake8 replaces with its own machinery, or that only describe a config file
 NOT_OPTIONS = frozenset(
-    {"select", "extend_select", "ignore", "exclude", "per_file_ignores", "root", "config_path"}
+    {"select", "extend_select", "ignore", "exclude", "per_file_ignores", "root", "config_path", "docs_url"}
 )
 OPTION_PREFIX = "zlint-"
 #: the meta rule this adapter reports for a file zlint cannot lint (zlint/rules/zl000_file_not_linted.py)
@@ -96,14 +97,24 @@ def setting_options() -> list[SettingOption]:
 
 def codes_flake8_shows(options: Any) -> frozenset[str] | None:
     """The ZL codes flake8's decision engine selects under ``options`` (select, ignore, their
-    ``extend-`` forms, config files and the default ignore list with zlint's opt-in codes);
-    ``None`` when this flake8 has no decision engine to ask (then every code runs, as before)."""
+    ``extend-`` forms, config files and the default ignore list with zlint's opt-in codes), less
+    the opt-in codes that ``--select``/``--extend-select`` do not name whole: ``--select ZL``
+    leaves them off, as ``zlint --select ZL`` does (flake8 alone would let an explicit
+    ``--select`` prefix override its default ignore list); ``None`` when this flake8 has no
+    decision engine to ask (then every code runs, as before)."""
     try:
         from flake8.style_guide import Decision, DecisionEngine
 
         decide = DecisionEngine(options)
+        named = {
+            str(code).strip().upper()
+            for code in (*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ()))
+        }
         return frozenset(
-            record.code for record in registry.records() if decide.decision_for(record.code) is Decision.Selected
+            record.code
+            for record in registry.records()
+            if decide.decision_for(record.code) is Decision.Selected
+            and (record.default_enabled or record.code in named)
         )
     except (ImportError, AttributeError, TypeError):
         return None

@@ -13,3 +13,5 @@ class Run:
 
     files: tuple[str, ...] = ()
     errors: tuple[FileError, ...] = ()
+    #: the docs site the reports link rules to (:func:`zlint.core.rule_docs.docs_base`), or None
+    docs_url: str | None = None

@@ -1,9 +1,9 @@
 """SARIF 2.1.0 output, the format GitHub code scanning and other result viewers import.
 
 One run: the tool driver lists every rule (id, name, short and full description, the whole doc
-as help, a help URI into ``rules/``); each finding is a result with its rule, level (the rule's
-severity), message, physical location, and its tier and scope as properties. Columns count code
-points, which the run declares (``columnKind``).
+as help, and as help URI the rule's page on the docs site when one is configured); each finding
+is a result with its rule, level (the rule's severity), message, physical location, and its tier
+and scope as properties. Columns count code points, which the run declares (``columnKind``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from zlint import __version__
 from zlint.adoption.fingerprint import FINGERPRINT_KEY, line_fingerprints
 from zlint.core.diagnostics import Diagnostic
 from zlint.core.registry import RuleRecord, records
-from zlint.core.rule_docs import doc_path, doc_text
+from zlint.core.rule_docs import doc_text, rule_url
 from zlint.report.run import Run
 from zlint.report.severity import severity_of
 
@@ -41,15 +41,11 @@ def project_url() -> str | None:
     return None
 
 
-def help_uri(code: str) -> str | None:
-    """Where a rule's doc lives: in the repository when its URL is known, else the local file."""
-    path = doc_path(code)
-    if path is None:
-        return None
-    base = project_url()
-    if base:
-        return f"{base}/blob/HEAD/rules/{quote(path.name)}"
-    return path.resolve().as_uri()
+def help_uri(code: str, docs_url: str | None) -> str | None:
+    """The rule's page on the docs site at ``docs_url`` (:func:`zlint.core.rule_docs.docs_base`);
+    None without a site: the whole doc is in ``help`` anyway, and a path on the machine that
+    linted means nothing where the report is read."""
+    return rule_url(code, docs_url)
 
 
 def _section(doc: str, title: str) -> str:
@@ -61,7 +57,7 @@ def _section(doc: str, title: str) -> str:
 SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
-def rule_descriptor(rule: RuleRecord) -> dict:
+def rule_descriptor(rule: RuleRecord, docs_url: str | None = None) -> dict:
     """The driver's entry for one rule, from its registry record and its doc."""
     doc = doc_text(rule.code) or ""
     descriptor: dict = {
@@ -74,7 +70,7 @@ def rule_descriptor(rule: RuleRecord) -> dict:
     }
     if doc:
         descriptor["help"] = {"text": doc, "markdown": doc}
-    uri = help_uri(rule.code)
+    uri = help_uri(rule.code, docs_url)
     if uri:
         descriptor["helpUri"] = uri
     return descriptor
@@ -124,15 +120,16 @@ def _result(d: Diagnostic, index: int, fingerprint: str | None) -> dict:
 def sarif(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
     """The whole SARIF log as JSON text."""
     run = run or Run()
-    rules = [rule_descriptor(rule) for rule in records()]
+    rules = [rule_descriptor(rule, run.docs_url) for rule in records()]
     for d in diagnostics:  # codes no registered rule owns (e.g. runtime findings of --verify)
         if all(r["id"] != d.code for r in rules):
             rules.append({"id": d.code, "name": d.name, "shortDescription": {"text": d.name}})
     index = {r["id"]: i for i, r in enumerate(rules)}
     fingerprints = line_fingerprints(diagnostics)
     driver: dict = {"name": "zlint", "version": __version__, "semanticVersion": __version__, "rules": rules}
-    if project_url():
-        driver["informationUri"] = project_url()
+    information = run.docs_url or project_url()
+    if information:
+        driver["informationUri"] = information
     notifications = [
         {
             "level": "error",

@@ -21,15 +21,19 @@ def text(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
     )
 
 
-def finding_dict(d: Diagnostic) -> dict:
-    """One finding as JSON: the diagnostic's own fields and its rule's severity."""
-    data = d.to_dict()
+def finding_dict(d: Diagnostic, docs_url: str | None = None) -> dict:
+    """One finding as JSON: the diagnostic's own fields, its rule's page on the docs site at
+    ``docs_url`` (None without one) and its rule's severity."""
+    from zlint.core.rule_docs import rule_url
+
+    data = d.to_dict(url=rule_url(d.code, docs_url))
     data["severity"] = severity_of(d.code)
     return data
 
 
 def json_(diagnostics: list[Diagnostic], run: Run | None = None) -> str:
-    return json.dumps([finding_dict(d) for d in diagnostics], indent=2) + "\n"
+    docs_url = run.docs_url if run is not None else None
+    return json.dumps([finding_dict(d, docs_url) for d in diagnostics], indent=2) + "\n"
 
 
 def _statistics_rows(diagnostics: list[Diagnostic]) -> list[dict]:

@@ -609,7 +609,7 @@ def run_from_cli(options: VerifyOptions, diagnostics: list[Diagnostic], linted: 
     """The CLI's ``--verify`` step; returns the verified diagnostics or a one-line error."""
     from zlint import verify as verify_package
     if not verify_package.torch_available():
-        return "--verify needs torch; install the extra: pip install 'zlint[verify]'"
+        return "--verify needs torch; install it: pip install torch"
     configured = list(options.configured_examples)  # [tool.zlint.verify] examples, from the settings
     missing = [f for f in configured if not os.path.isfile(f)]
     if missing:
