@@ -23,10 +23,11 @@ import ast
 import dataclasses
 from collections.abc import Iterator
 
+from zlint.core import registry
 from zlint.core.diagnostics import Diagnostic
 
-#: rules whose default-tier findings are graph breaks (a data-dependent value read into Python)
-BREAK_CODES = frozenset({"ZL301", "ZL302", "ZL303", "ZL304", "ZL305", "ZL306", "ZL307"})
+#: the family whose default-tier findings are graph breaks: a data-dependent value read into Python
+BREAKING_FAMILY = "data-dependent"
 _FRAMES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -97,7 +98,8 @@ def _callee(call: ast.Call, qualname: str, functions: dict[str, Function]) -> st
 
 
 def _is_break(d: Diagnostic) -> bool:
-    return d.code in BREAK_CODES and d.tier == "default"
+    rule = registry.RULES_BY_CODE.get(d.code)
+    return rule is not None and rule.family == BREAKING_FAMILY and d.tier == "default"
 
 
 def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
