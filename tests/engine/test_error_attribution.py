@@ -10,12 +10,12 @@ from zlint.core import registry
 from zlint.core.settings import Settings
 from zlint.engine.lint import lint_source
 from zlint.facts.size_facts import SizeFactsProvider
-from zlint.rules.base import Rule
+from zlint.rules.base import SizeFactsRule
 
 SOURCE = "import torch\n\n\ndef f(x):\n    n = x.size(0)\n    if n == 1:\n        return x\n    return boom(n)\n"
 
 
-class FactsThenBoomRule(Rule):
+class FactsThenBoomRule(SizeFactsRule):
     """Reads the shared facts, then fails in its own code."""
 
     code = "ZL996"
