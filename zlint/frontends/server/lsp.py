@@ -35,6 +35,8 @@ log = logging.getLogger("zlint.server")
 
 #: seconds of quiet after a change before the document is linted again
 DEBOUNCE = 0.25
+#: seconds after a re-lint before the project index is classified again (once edits pause)
+SETTLE = 0.1
 #: the longest the workspace indexing runs before it lets the editor's requests through
 INDEX_SLICE = 0.05
 SEVERITIES = {
@@ -121,6 +123,7 @@ class ZlintServer(LanguageServer):
         self.docs_url = docs_url if docs_url is not None else site_url()
         self.state = Workspace()
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.settling: asyncio.TimerHandle | None = None
         self.indexing: asyncio.Task | None = None
         self._shown_errors: set[str] = set()
 
@@ -230,9 +233,25 @@ class ZlintServer(LanguageServer):
             if path is None or path not in self.state.documents:
                 return
             document = self.workspace.get_text_document(uri)
-            self.publish(self.state.update(path, document.source, document.version))
+            # published with the scope the edit moved; the index is classified once edits pause
+            self.publish(self.state.update(path, document.source, document.version, exact=False))
+            if self.state.stale and self.settling is None:
+                self.settling = asyncio.get_running_loop().call_later(SETTLE, self.settle)
         except Exception:  # noqa: BLE001
             self.report(f"zlint: internal error linting {uri}:\n{traceback.format_exc()}")
+
+    def settle(self) -> None:
+        """Classify the project index after edits, and re-publish the open documents whose
+        findings it changes (another file's scope, or the edited file's own exact scope)."""
+        loop = asyncio.get_running_loop()
+        if self.pending:  # still typing: after the next re-lint
+            self.settling = loop.call_later(SETTLE, self.settle)
+            return
+        self.settling = None
+        try:
+            self.publish(self.state.settle())
+        except Exception:  # noqa: BLE001
+            self.report(f"zlint: internal error classifying the project index:\n{traceback.format_exc()}")
 
     def schedule(self, uri: str) -> None:
         handle = self.pending.pop(uri, None)

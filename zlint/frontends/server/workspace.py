@@ -14,8 +14,9 @@ Nothing here raises for bad input; every path is absolute.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +63,8 @@ class Workspace:
         self.config_errors: list[str] = []
         #: whether every workspace file has been summarized (:meth:`index_workspace`)
         self.indexed = False
+        #: a summary changed since the index was last classified (:meth:`settle`)
+        self.stale = False
 
     # -- settings ----------------------------------------------------------------------------
 
@@ -144,10 +147,16 @@ class Workspace:
         return self._scopes.get(path)
 
     def _classify(self) -> None:
-        try:
-            self._scopes = classify([s for s in self._summaries.values() if s is not None])
+        self.stale = False
+        try:  # classify adds a guard's calls to its function's: it gets copies, the index stays as read
+            self._scopes = classify([_fresh(s) for s in self._summaries.values() if s is not None])
         except Exception:  # noqa: BLE001 - keep the last scopes rather than fail the edit
             pass
+
+    def settle(self) -> set[str]:
+        """Classify the index if an edit left it stale (:meth:`update` with ``exact=False``);
+        returns the open documents whose findings changed."""
+        return self._reclassified() if self.stale else set()
 
     def _reclassified(self, skip: str | None = None) -> set[str]:
         self._classify()
@@ -172,13 +181,21 @@ class Workspace:
             return set()
         return self.file_changed_on_disk(path, deleted=not os.path.isfile(path))
 
-    def update(self, path: str, text: str, version: int | None = None) -> set[str]:
+    def update(self, path: str, text: str, version: int | None = None, exact: bool = True) -> set[str]:
         """The document's new text: lint it, and re-place the open documents whose scope it
-        changes. Returns the paths whose findings to publish (this one always)."""
+        changes. Returns the paths whose findings to publish (this one always).
+
+        ``exact=False``: when the text's summary changed, do not classify the index now: place
+        the findings with the document's last scope, its lines moved as the edit moved them, and
+        leave the index stale; :meth:`settle` classifies it and re-places what it changes."""
         path = os.path.abspath(path)
         document = self.documents.get(path)
         if document is None:
             return self.open(path, text, version)
+        before = document.linted_text
+        if text == before and document.error is None and document.scope is not None:
+            document.version = version  # saved, or an edit undone: the findings stand
+            return {path}
         document.text, document.version = text, version
         summary = self._lint(document)
         if document.error is not None and summary is None:  # keeps its summary and findings
@@ -186,7 +203,14 @@ class Workspace:
         changed: set[str] = set()
         if summary is not None and (path not in self._summaries or self._summaries[path] != summary):
             self._summaries[path] = summary
-            changed = self._reclassified(skip=path)
+            if not self.indexed:  # the index is still being built: the file alone, as `zlint FILE`
+                self._scopes[path] = _alone(summary, self._scopes.get(path))
+            elif exact or document.scope is None or path not in self._scopes:
+                changed = self._reclassified(skip=path)
+            else:
+                self.stale = True
+                self._place(document, _moved(document.scope, _line_map(before, text)))
+                return {path}
         self._place(document)
         return changed | {path}
 
@@ -212,9 +236,10 @@ class Workspace:
         summary = summary_of(path, parsed.tree)
         return summary
 
-    def _place(self, document: Document) -> bool:
-        """Place the document's findings with its current scope; True when they changed."""
-        scope = self._scopes.get(document.path)
+    def _place(self, document: Document, scope: FileScope | None = None) -> bool:
+        """Place the document's findings with its scope in the index (or ``scope``); True when
+        they changed."""
+        scope = scope or self._scopes.get(document.path)
         if scope is None:  # not summarized (a tree too deep): the file alone, as `zlint FILE` does
             scope = FileScope()
         placed = document.unplaced
@@ -226,6 +251,58 @@ class Workspace:
         changed = _shown(placed) != _shown(document.diagnostics)
         document.diagnostics = placed
         return changed
+
+
+def _alone(summary: FileSummary, last: FileScope | None) -> FileScope | None:
+    try:
+        return classify([_fresh(summary)])[summary.path]
+    except Exception:  # noqa: BLE001 - keep the last scope rather than fail the edit
+        return last
+
+
+def _fresh(summary: FileSummary) -> FileSummary:
+    """``summary`` with fresh call sets for the functions its guards name (classify adds to
+    them), so that every classification starts from the summary as the file has it."""
+    if not summary.guards:
+        return summary
+    guarded = {guard.function for guard in summary.guards}
+    functions = {
+        qual: dataclasses.replace(f, calls=set(f.calls), branch_calls=set(f.branch_calls)) if qual in guarded else f
+        for qual, f in summary.functions.items()
+    }
+    return dataclasses.replace(summary, functions=functions)
+
+
+def _line_map(old: str, new: str) -> Callable[[int], int]:
+    """Where each line of ``old`` is in ``new`` (1-based), for an edit of one stretch of lines:
+    the lines before and after it keep their text, those inside go to the stretch's end."""
+    a, b = old.splitlines(), new.splitlines()
+    n = min(len(a), len(b))
+    head = 0
+    while head < n and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    delta = len(b) - len(a)
+
+    def moved(line: int) -> int:
+        if line <= head:
+            return line
+        if line > len(a) - tail:
+            return line + delta
+        return max(head + 1, min(line, len(b) - tail))
+
+    return moved
+
+
+def _moved(scope: FileScope, moved: Callable[[int], int]) -> FileScope:
+    """``scope`` with its lines where the edit moved them."""
+    return dataclasses.replace(
+        scope,
+        regions=tuple((moved(s), moved(e), where, why) for s, e, where, why in scope.regions),
+        skipped=tuple((moved(s), c, moved(e), ec) for s, c, e, ec in scope.skipped),
+    )
 
 
 def _shown(diagnostics: list[Diagnostic]) -> list[tuple]:
