@@ -312,3 +312,49 @@ async def test_random_edits_agree_with_the_cli(client: LanguageClient, tmp_path:
         await wait_diagnostics(client, uri, lambda ds, expected=expected: shape(ds) == expected, timeout=10)
         compared, since = compared + 1, 0
     assert compared >= 3
+
+
+#: ZL401 (opt-in) offers an unsafe fix: maybe_mark_dynamic inserted before the call
+LOOPED = """\
+import torch
+
+
+@torch.compile
+def step(x):
+    return x * 2
+
+
+def train(batches):
+    for batch in batches:
+        step(batch)
+"""
+
+
+async def test_unsafe_fix_is_a_separate_labelled_action(client: LanguageClient, tmp_path: Path):
+    uris = await start(client, tmp_path, {"train.py": LOOPED, "pyproject.toml": '[tool.zlint]\nselect = ["ZL401"]\n'})
+    uri = uris["train.py"]
+    open_doc(client, uri, LOOPED)
+    (zl401,) = await wait_diagnostics(client, uri, lambda ds: len(ds) == 1)
+    assert zl401.code == "ZL401" and zl401.data["fix"] == "unsafe"
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), range=zl401.range,
+            context=types.CodeActionContext(diagnostics=[zl401]),
+        )
+    )
+    assert [a.title.split(":")[0] for a in actions] == ["Unsafe fix ZL401", "Add `# noqa"]
+    unsafe = actions[0]
+    assert unsafe.title.endswith("(may change behaviour)") and not unsafe.is_preferred
+    fixed = apply_edits(LOOPED, unsafe.edit.changes[uri])
+    assert "        torch._dynamo.maybe_mark_dynamic(batch, 0)\n        step(batch)\n" in fixed
+    change_doc(client, uri, fixed, 2)
+    await wait_diagnostics(client, uri, lambda ds: len(ds) == 0)
+
+
+async def test_a_broken_pyproject_is_shown_and_the_defaults_apply(client: LanguageClient, tmp_path: Path):
+    uris = await start(client, tmp_path, {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\nselect = 3\n"})
+    open_doc(client, uris["model.py"], MODEL)
+    found = await wait_diagnostics(client, uris["model.py"], lambda ds: len(ds) == 2)
+    assert codes(found) == ["ZL101", "ZL201"]
+    assert any("pyproject.toml" in m.message and m.type == types.MessageType.Error for m in client.messages)
+
