@@ -37,6 +37,8 @@ log = logging.getLogger("zlint.server")
 DEBOUNCE = 0.25
 #: seconds after a re-lint before the project index is classified again (once edits pause)
 SETTLE = 0.1
+#: seconds after ``initialized`` before the workspace indexing starts
+INDEX_DELAY = 0.2
 #: the longest the workspace indexing runs before it lets the editor's requests through
 INDEX_SLICE = 0.05
 SEVERITIES = {
@@ -234,7 +236,9 @@ class ZlintServer(LanguageServer):
                 return
             document = self.workspace.get_text_document(uri)
             # published with the scope the edit moved; the index is classified once edits pause
+            started = time.perf_counter()
             self.publish(self.state.update(path, document.source, document.version, exact=False))
+            log.info("changed %s: published in %.3fs", path, time.perf_counter() - started)
             if self.state.stale and self.settling is None:
                 self.settling = asyncio.get_running_loop().call_later(SETTLE, self.settle)
         except Exception:  # noqa: BLE001
@@ -396,7 +400,9 @@ def build(docs_url: str | None = None) -> ZlintServer:
     def initialized(ls: ZlintServer, params: types.InitializedParams) -> None:
         from zlint.engine.lint import preload  # LibCST and the rules, before the first document
 
+        started = time.perf_counter()
         preload(registry.default_codes())
+        log.info("rules loaded in %.3fs", time.perf_counter() - started)
         watch = ls.client_capabilities.workspace
         dynamic = watch and watch.did_change_watched_files and watch.did_change_watched_files.dynamic_registration
         if dynamic:
@@ -412,7 +418,10 @@ def build(docs_url: str | None = None) -> ZlintServer:
                     ]
                 )
             )
-        ls.indexing = asyncio.ensure_future(ls.index_workspace())
+        # the documents an editor opens with its first request are linted before indexing starts
+        asyncio.get_running_loop().call_later(
+            INDEX_DELAY, lambda: setattr(ls, "indexing", asyncio.ensure_future(ls.index_workspace()))
+        )
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @_guarded
@@ -421,7 +430,9 @@ def build(docs_url: str | None = None) -> ZlintServer:
         path = to_fs_path(item.uri)
         if path is None or not path.endswith((".py", ".pyi")):
             return
+        started = time.perf_counter()
         ls.publish(ls.state.open(path, ls.text_of(item.uri), item.version))
+        log.info("opened %s: published in %.3fs", path, time.perf_counter() - started)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     @_guarded
