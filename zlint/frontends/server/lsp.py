@@ -145,6 +145,7 @@ class ZlintServer(LanguageServer):
         return encoding or types.PositionEncodingKind.Utf16
 
     def publish(self, paths: Iterable[str]) -> None:
+        self.show_config_errors()  # why the findings are the defaults', before them
         for path in sorted(paths):
             document = self.state.documents.get(path)
             if document is None:
@@ -154,7 +155,11 @@ class ZlintServer(LanguageServer):
                     uri=from_fs_path(path) or path, diagnostics=self.lsp_diagnostics(document), version=document.version
                 )
             )
-        self.show_config_errors()
+
+    def reload_settings(self) -> set[str]:
+        """Read the configuration again; its errors are shown again if still there."""
+        self._shown_errors.clear()
+        return self.state.reload_settings()
 
     def show_config_errors(self) -> None:
         for message in self.state.config_errors:
@@ -447,7 +452,7 @@ def build(docs_url: str | None = None) -> ZlintServer:
         uri = params.text_document.uri
         path = to_fs_path(uri)
         if is_config(path):
-            ls.publish(ls.state.reload_settings())
+            ls.publish(ls.reload_settings())
         elif path is not None and path in ls.state.documents:
             handle = ls.pending.pop(uri, None)
             if handle is not None:
@@ -479,7 +484,7 @@ def build(docs_url: str | None = None) -> ZlintServer:
             elif path is not None and path.endswith((".py", ".pyi")):
                 changed |= ls.state.file_changed_on_disk(path, deleted=event.type == types.FileChangeType.Deleted)
         if reload:
-            changed |= ls.state.reload_settings()
+            changed |= ls.reload_settings()
         ls.publish(changed)
 
     @server.feature(
