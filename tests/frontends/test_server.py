@@ -364,3 +364,17 @@ async def test_a_broken_pyproject_is_shown_and_the_defaults_apply(client: Langua
     else:
         raise AssertionError(f"no error shown: {client.messages}")
 
+
+
+async def test_columns_are_in_the_clients_units(client: LanguageClient, tmp_path: Path):
+    """zlint counts code points; the client (VS Code's capabilities: UTF-16) counts units: a
+    character outside the BMP before a finding is two."""
+    text = MODEL.replace("    if x.size(0) == 1:", '    if "\U0001F600" and x.size(0) == 1:')
+    uris = await start(client, tmp_path, {"emoji.py": text})
+    open_doc(client, uris["emoji.py"], text)
+    found = await wait_diagnostics(client, uris["emoji.py"], lambda ds: len(ds) == 2)
+    found = next(d for d in found if d.code == "ZL101")
+    line = text.splitlines()[5]
+    column = line.index("x.size")
+    assert (found.range.start.line, found.range.start.character) == (5, column + 1)  # one code point, two units
+    assert found.range.end.character == line.index(":") + 1
