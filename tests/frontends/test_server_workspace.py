@@ -106,3 +106,25 @@ def test_the_cli_does_not_load_pygls():
     code = "import sys, zlint.frontends.cli; print([m for m in sys.modules if m.startswith(('pygls', 'lsprotocol'))])"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_failing_handler_is_logged_not_raised(caplog):
+    from zlint.frontends.server.lsp import ZlintServer, _guarded
+
+    def handler(ls, params):
+        raise RuntimeError("a bug")
+
+    with caplog.at_level("ERROR", logger="zlint.server"):
+        assert _guarded(handler)(ZlintServer(), None) is None
+    assert "internal error in handler" in caplog.text and "RuntimeError: a bug" in caplog.text
+
+
+def test_doc_links_and_use_instead():
+    from zlint.frontends.server.lsp import doc_url, use_instead
+
+    assert doc_url("ZL101", "https://example.org/zlint/") == (
+        "https://example.org/zlint/rules/ZL101-size-compared-with-zero-or-one/"
+    )
+    local = doc_url("ZL101", None)
+    assert local.startswith("file://") and local.endswith("/ZL101-size-compared-with-zero-or-one.md")
+    assert use_instead("ZL403").startswith("```python") and "maybe_mark_dynamic" in use_instead("ZL403")
