@@ -128,3 +128,34 @@ def test_doc_links_and_use_instead():
     local = doc_url("ZL101", None)
     assert local.startswith("file://") and local.endswith("/ZL101-size-compared-with-zero-or-one.md")
     assert use_instead("ZL403").startswith("```python") and "maybe_mark_dynamic" in use_instead("ZL403")
+
+
+def test_a_config_change_re_reads_which_files_the_index_has(tmp_path: Path):
+    (tmp_path / "a.py").write_text(HELPER)
+    (tmp_path / "b.py").write_text(CALLER)
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\ncompiled-only = true\nexclude = ["b.py"]\n')
+    workspace = Workspace([tmp_path])
+    workspace.index_workspace()
+    a = str(tmp_path / "a.py")
+    workspace.open(a, HELPER)
+    assert workspace.documents[a].diagnostics == []  # b.py, which compiles helper, is excluded
+    (tmp_path / "pyproject.toml").write_text("[tool.zlint]\ncompiled-only = true\n")
+    assert workspace.reload_settings() == {a}
+    assert [d.code for d in workspace.documents[a].diagnostics] == ["ZL101"]
+
+
+def test_a_workspace_folder_added_joins_the_index(tmp_path: Path):
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    (tmp_path / "one" / "a.py").write_text(HELPER)
+    (tmp_path / "two" / "b.py").write_text(CALLER)
+    (tmp_path / "pyproject.toml").write_text("[tool.zlint]\ncompiled-only = true\n")
+    workspace = Workspace([tmp_path / "one"])
+    workspace.index_workspace()
+    a = str(tmp_path / "one" / "a.py")
+    workspace.open(a, HELPER)
+    assert workspace.documents[a].diagnostics == []
+    assert workspace.change_roots([str(tmp_path / "two")], []) == {a}
+    assert [d.code for d in workspace.documents[a].diagnostics] == ["ZL101"]
+    assert workspace.change_roots([], [str(tmp_path / "two")]) == {a}
+    assert workspace.documents[a].diagnostics == []

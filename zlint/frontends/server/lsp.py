@@ -487,6 +487,13 @@ def build(docs_url: str | None = None) -> ZlintServer:
             changed |= ls.reload_settings()
         ls.publish(changed)
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    @_guarded
+    def did_change_workspace_folders(ls: ZlintServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        added = [to_fs_path(f.uri) for f in params.event.added]
+        removed = [to_fs_path(f.uri) for f in params.event.removed]
+        ls.publish(ls.state.change_roots([p for p in added if p], [p for p in removed if p]))
+
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False),

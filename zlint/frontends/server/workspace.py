@@ -84,6 +84,12 @@ class Workspace:
         again. Returns the open documents' paths."""
         self._resolver = SettingsResolver()
         self.config_errors = []
+        if self.indexed:  # `exclude` may have changed which files the workspace has
+            files = set(self.workspace_files())
+            for path in [p for p in self._summaries if p not in files and p not in self.documents]:
+                del self._summaries[path]
+            for path in files - self._summaries.keys():
+                self.summarize_file(path)
         for document in self.documents.values():
             self._lint(document)
         self._classify()
@@ -127,6 +133,20 @@ class Workspace:
         for path in self.workspace_files():
             self.summarize_file(path)
         return self.finish_indexing()
+
+    def change_roots(self, added: Iterable[str], removed: Iterable[str]) -> set[str]:
+        """Workspace folders added or removed: the index follows; returns the open documents
+        whose findings changed."""
+        gone = [os.path.abspath(r) for r in removed]
+        self.roots = [r for r in self.roots if r not in gone]
+        new = [os.path.abspath(r) for r in added if os.path.abspath(r) not in self.roots]
+        self.roots.extend(new)
+        kept = set(self.workspace_files())
+        for path in [p for p in self._summaries if p not in kept and p not in self.documents]:
+            del self._summaries[path]
+        for path in kept - self._summaries.keys():
+            self.summarize_file(path)
+        return self._reclassified()
 
     def file_changed_on_disk(self, path: str, deleted: bool = False) -> set[str]:
         """A file changed (or was deleted) outside the editor: the index follows; returns the
