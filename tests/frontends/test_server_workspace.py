@@ -159,3 +159,27 @@ def test_a_workspace_folder_added_joins_the_index(tmp_path: Path):
     assert [d.code for d in workspace.documents[a].diagnostics] == ["ZL101"]
     assert workspace.change_roots([], [str(tmp_path / "two")]) == {a}
     assert workspace.documents[a].diagnostics == []
+
+
+def test_a_file_indexed_before_it_is_opened_is_placed_alone_until_the_index_is_in(tmp_path: Path):
+    text = CALLER.replace("    return helper(x)\n", "    if x.size(0) == 1:\n        return x\n    return helper(x)\n")
+    (tmp_path / "b.py").write_text(text)
+    workspace = Workspace([tmp_path])
+    path = str(tmp_path / "b.py")
+    workspace.summarize_file(path)  # the background indexing got to it first
+    workspace.open(path, text)
+    assert [(d.code, d.scope) for d in workspace.documents[path].diagnostics] == [("ZL101", "compiled")]
+
+
+def test_edits_while_the_index_is_stale_keep_moving_the_last_scope(tmp_path: Path):
+    text = CALLER.replace("    return helper(x)\n", "    if x.size(0) == 1:\n        return x\n    return helper(x)\n")
+    workspace = Workspace([tmp_path])
+    workspace.indexed = True
+    path = str(tmp_path / "b.py")
+    workspace.open(path, text)
+    first = text.replace("def run(x):\n", "def run(x):\n    y = 1\n")
+    workspace.update(path, first, exact=False)
+    second = first.replace("    y = 1\n", "    y = 2\n")  # the same summary: the index is still stale
+    workspace.update(path, second, exact=False)
+    assert [(d.line, d.scope) for d in workspace.documents[path].diagnostics] == [(8, "compiled")]
+    assert workspace.settle() == set()

@@ -221,16 +221,19 @@ class Workspace:
         if document.error is not None and summary is None:  # keeps its summary and findings
             return {path}
         changed: set[str] = set()
-        if summary is not None and (path not in self._summaries or self._summaries[path] != summary):
+        new = summary is not None and (path not in self._summaries or self._summaries[path] != summary)
+        if new:
             self._summaries[path] = summary
-            if not self.indexed:  # the index is still being built: the file alone, as `zlint FILE`
+        if not self.indexed:  # the index is still being built: the file alone, as `zlint FILE`
+            if summary is not None and (new or path not in self._scopes):
                 self._scopes[path] = _alone(summary, self._scopes.get(path))
-            elif exact or document.scope is None or path not in self._scopes:
-                changed = self._reclassified(skip=path)
-            else:
-                self.stale = True
-                self._place(document, _moved(document.scope, _line_map(before, text)))
-                return {path}
+        elif new and (exact or document.scope is None or path not in self._scopes):
+            changed = self._reclassified(skip=path)
+        elif (new or self.stale) and document.scope is not None:
+            # the index is (left) stale: the last scope, its lines moved as the edit moved them
+            self.stale = True
+            self._place(document, _moved(document.scope, _line_map(before, text)))
+            return {path}
         self._place(document)
         return changed | {path}
 
