@@ -126,6 +126,8 @@ class ZlintServer(LanguageServer):
         self.state = Workspace()
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.settling: asyncio.TimerHandle | None = None
+        #: the URI the editor opened each document with (published back as it was written)
+        self.uris: dict[str, str] = {}
         self.indexing: asyncio.Task | None = None
         self._shown_errors: set[str] = set()
 
@@ -150,9 +152,10 @@ class ZlintServer(LanguageServer):
             document = self.state.documents.get(path)
             if document is None:
                 continue
+            uri = self.uris.get(path) or from_fs_path(path) or path
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
-                    uri=from_fs_path(path) or path, diagnostics=self.lsp_diagnostics(document), version=document.version
+                    uri=uri, diagnostics=self.lsp_diagnostics(document), version=document.version
                 )
             )
 
@@ -436,6 +439,7 @@ def build(docs_url: str | None = None) -> ZlintServer:
         if path is None or not path.endswith((".py", ".pyi")):
             return
         started = time.perf_counter()
+        ls.uris[os.path.abspath(path)] = item.uri
         ls.publish(ls.state.open(path, ls.text_of(item.uri), item.version))
         log.info("opened %s: published in %.3fs", path, time.perf_counter() - started)
 
@@ -469,6 +473,7 @@ def build(docs_url: str | None = None) -> ZlintServer:
         path = to_fs_path(uri)
         if path is not None and path in ls.state.documents:
             changed = ls.state.close(path)
+            ls.uris.pop(os.path.abspath(path), None)
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             ls.publish(changed)
 
