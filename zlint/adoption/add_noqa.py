@@ -93,3 +93,21 @@ def add_noqa(path: str | Path, diagnostics: Iterable[Diagnostic]) -> NoqaEdit:
     if edit.added:
         atomic_write(path, "".join(lines).encode(encoding), expected=data)
     return edit
+
+
+def with_noqa(text: str, lineno: int, codes: Iterable[str]) -> str | None:
+    """Line ``lineno`` (1-based) of ``text``, without its line ending, with ``codes`` added to its
+    noqa comment as ``--add-noqa`` would; None when the line cannot take a comment (it ends inside
+    a string or a backslash continuation, or the text does not tokenize) or has them all already."""
+    lines = physical_lines(text, keepends=True)
+    if not 0 < lineno <= len(lines):
+        return None
+    try:
+        ends, comments = _layout(text)
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    if lineno not in ends:
+        return None
+    body = lines[lineno - 1].rstrip("\r\n")
+    new_body, added = _with_codes(body, comments.get(lineno), sorted({c.upper() for c in codes}))
+    return new_body if added else None

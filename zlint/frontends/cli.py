@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="zlint",
         description="Find PyTorch code that makes torch.compile specialize, guard and recompile on sizes.",
-        epilog="Also: `zlint rule CODE` (or `zlint rule NAME`) prints a rule's doc; `zlint rules` lists the rules.",
+        epilog="Also: `zlint rule CODE` (or `zlint rule NAME`) prints a rule's doc; `zlint rules` lists the rules; "
+        "`zlint server` runs the language server (docs/editors.md).",
     )
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or directories (default: .); `-` reads the source from stdin"
@@ -326,6 +327,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _print_rule(argv[1:])
         if argv[:1] == ["clean"]:
             return _clean(argv[1:])
+        if argv[:1] == ["server"]:  # the language server: pygls loads only here
+            from zlint.frontends.server import main as serve
+
+            return serve(argv[1:])
         if argv[:1] == ["check"]:
             argv = argv[1:]
         return check(build_parser().parse_args(argv))

@@ -1,0 +1,36 @@
+"""``zlint server``: a language server over stdio (pygls), for editors.
+
+The protocol half (:mod:`.lsp`) imports pygls and lsprotocol; they load only with this command
+(``pip install 'zlint[server]'``). The workspace's state lives in :mod:`.workspace`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(prog="zlint server", description="Run zlint's language server over stdio.")
+    parser.add_argument(
+        "--docs-url", metavar="URL",
+        help="base URL of the docs site the diagnostics link to (default: mkdocs.yml's site_url, "
+        "else the rule's Markdown file)",
+    )
+    parser.add_argument("--log-file", metavar="PATH", help="also write the server's log to PATH")
+    args = parser.parse_args(list(argv))
+    try:
+        from zlint.frontends.server.lsp import build
+    except ImportError as exc:
+        print(f"zlint: error: the server needs pygls and lsprotocol: pip install 'zlint[server]' ({exc})",
+              file=sys.stderr)
+        return 2
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if args.log_file:
+        handlers.append(logging.FileHandler(args.log_file, encoding="utf-8"))
+    logging.basicConfig(level=logging.WARNING, handlers=handlers, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("zlint.server").setLevel(logging.INFO)
+    build(args.docs_url).start_io()
+    return 0

@@ -1,0 +1,345 @@
+"""What the language server knows about a workspace, without any of the protocol: the settings,
+the project index over every Python file of the workspace (open documents as the editor has
+them, the others as on disk), and each open document's findings.
+
+A document's findings are linted once per text (:func:`zlint.engine.lint.lint_parsed`: ``# noqa``
+applied, not yet placed) and placed with the document's scope from the project index
+(:func:`zlint.scope.placement.place`), as :mod:`zlint.engine.parallel` does for a run. An edit
+that changes a file's summary re-classifies the index; every open document whose scope changed
+is placed again, without being linted again. A text that does not parse keeps the document's
+last findings and its summary in the index, and records the error.
+
+Nothing here raises for bad input; every path is absolute.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zlint.core.diagnostics import Diagnostic, FileError
+from zlint.core.settings import ConfigError, Settings
+from zlint.core.source import SourceError, parse_source, read_source
+from zlint.engine.discovery import PathProblem, SettingsResolver, discover
+from zlint.scope.classify import FileScope, classify
+from zlint.scope.file_summary import FileSummary
+from zlint.scope.index import summary_of
+
+
+@dataclass
+class Document:
+    """An open document: its text, its last good findings (unplaced and placed), and the error
+    of its current text when it has one."""
+
+    path: str
+    text: str
+    version: int | None = None
+    #: the last text that linted: the findings' positions are in it
+    linted_text: str = ""
+    #: the findings of the last text that linted, before placement
+    unplaced: list[Diagnostic] = field(default_factory=list)
+    #: ``unplaced`` placed with ``scope``: what the editor shows
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    scope: FileScope | None = None
+    #: why the current text could not be linted (a syntax error), or None
+    error: FileError | None = None
+    #: 1-based (line, column) the error points at, when it says
+    error_at: tuple[int, int] | None = None
+
+
+class Workspace:
+    """The workspace's settings, project index and open documents."""
+
+    def __init__(self, roots: Iterable[str | os.PathLike] = ()) -> None:
+        self.roots = [os.path.abspath(root) for root in roots]
+        self._resolver = SettingsResolver()
+        self._summaries: dict[str, FileSummary | None] = {}
+        self._scopes: dict[str, FileScope] = {}
+        self.documents: dict[str, Document] = {}
+        #: the last configuration error seen (a bad pyproject.toml), for the front end to show
+        self.config_errors: list[str] = []
+        #: whether every workspace file has been summarized (:meth:`index_workspace`)
+        self.indexed = False
+        #: a summary changed since the index was last classified (:meth:`settle`)
+        self.stale = False
+
+    # -- settings ----------------------------------------------------------------------------
+
+    def settings_for(self, path: str) -> Settings:
+        """The file's settings, as ``zlint PATH`` finds them; the defaults when its
+        pyproject.toml is broken (the error is kept in :attr:`config_errors`)."""
+        try:
+            return self._resolver.for_path(Path(path))
+        except ConfigError as exc:
+            message = f"{exc.path}: {exc}"
+            if message not in self.config_errors:
+                self.config_errors.append(message)
+            return Settings()
+
+    def reload_settings(self) -> set[str]:
+        """Read the configuration again (a pyproject.toml changed): every open document is linted
+        again. Returns the open documents' paths."""
+        self._resolver = SettingsResolver()
+        self.config_errors = []
+        if self.indexed:  # `exclude` may have changed which files the workspace has
+            files = set(self.workspace_files())
+            for path in [p for p in self._summaries if p not in files and p not in self.documents]:
+                del self._summaries[path]
+            for path in files - self._summaries.keys():
+                self.summarize_file(path)
+        for document in self.documents.values():
+            self._lint(document)
+        self._classify()
+        for document in self.documents.values():
+            self._place(document)
+        return set(self.documents)
+
+    # -- the project index -------------------------------------------------------------------
+
+    def workspace_files(self) -> Iterator[str]:
+        """The Python files ``zlint ROOT`` would lint, for every root (absolute paths)."""
+        for root in self.roots:
+            try:
+                for item in discover([root], self._resolver):
+                    if not isinstance(item, PathProblem):
+                        yield os.path.abspath(item.path)
+            except ConfigError as exc:
+                self.config_errors.append(f"{exc.path}: {exc}")
+
+    def summarize_file(self, path: str) -> None:
+        """Summarize ``path`` as on disk, unless it is open (then the editor's text counts)."""
+        if path in self.documents:
+            return
+        data = read_source(path)
+        if not isinstance(data, bytes):
+            self._summaries.pop(path, None)
+            return
+        try:
+            self._summaries[path] = summary_of(path, parse_source(data, path).tree)
+        except SourceError:
+            self._summaries[path] = None
+
+    def finish_indexing(self) -> set[str]:
+        """Classify once every file is summarized; returns the open documents whose findings
+        changed."""
+        self.indexed = True
+        return self._reclassified()
+
+    def index_workspace(self) -> set[str]:
+        """Summarize every workspace file and classify (the front end does it in steps)."""
+        for path in self.workspace_files():
+            self.summarize_file(path)
+        return self.finish_indexing()
+
+    def change_roots(self, added: Iterable[str], removed: Iterable[str]) -> set[str]:
+        """Workspace folders added or removed: the index follows; returns the open documents
+        whose findings changed."""
+        gone = [os.path.abspath(r) for r in removed]
+        self.roots = [r for r in self.roots if r not in gone]
+        new = [os.path.abspath(r) for r in added if os.path.abspath(r) not in self.roots]
+        self.roots.extend(new)
+        kept = set(self.workspace_files())
+        for path in [p for p in self._summaries if p not in kept and p not in self.documents]:
+            del self._summaries[path]
+        for path in kept - self._summaries.keys():
+            self.summarize_file(path)
+        return self._reclassified()
+
+    def file_changed_on_disk(self, path: str, deleted: bool = False) -> set[str]:
+        """A file changed (or was deleted) outside the editor: the index follows; returns the
+        open documents whose findings changed."""
+        path = os.path.abspath(path)
+        if path in self.documents:
+            return set()
+        before = self._summaries.get(path)
+        if deleted:
+            self._summaries.pop(path, None)
+        else:
+            self.summarize_file(path)
+        if self._summaries.get(path) == before and (path in self._summaries) != deleted:
+            return set()
+        return self._reclassified()
+
+    def scope_of(self, path: str) -> FileScope | None:
+        return self._scopes.get(path)
+
+    def _classify(self) -> None:
+        self.stale = False
+        try:  # classify adds a guard's calls to its function's: it gets copies, the index stays as read
+            self._scopes = classify([_fresh(s) for s in self._summaries.values() if s is not None])
+        except Exception:  # noqa: BLE001 - keep the last scopes rather than fail the edit
+            pass
+
+    def settle(self) -> set[str]:
+        """Classify the index if an edit left it stale (:meth:`update` with ``exact=False``);
+        returns the open documents whose findings changed."""
+        return self._reclassified() if self.stale else set()
+
+    def _reclassified(self, skip: str | None = None) -> set[str]:
+        self._classify()
+        changed = set()
+        for path, document in self.documents.items():
+            if path != skip and self._scopes.get(path) != document.scope and self._place(document):
+                changed.add(path)
+        return changed
+
+    # -- documents ---------------------------------------------------------------------------
+
+    def open(self, path: str, text: str, version: int | None = None) -> set[str]:
+        """A document opened in the editor; returns the paths whose findings to publish."""
+        path = os.path.abspath(path)
+        self.documents[path] = Document(path, text, version)
+        return self.update(path, text, version) | {path}
+
+    def close(self, path: str) -> set[str]:
+        """The document closed: the index reads the file from disk again."""
+        path = os.path.abspath(path)
+        if self.documents.pop(path, None) is None:
+            return set()
+        return self.file_changed_on_disk(path, deleted=not os.path.isfile(path))
+
+    def update(self, path: str, text: str, version: int | None = None, exact: bool = True) -> set[str]:
+        """The document's new text: lint it, and re-place the open documents whose scope it
+        changes. Returns the paths whose findings to publish (this one always).
+
+        ``exact=False``: when the text's summary changed, do not classify the index now: place
+        the findings with the document's last scope, its lines moved as the edit moved them, and
+        leave the index stale; :meth:`settle` classifies it and re-places what it changes."""
+        path = os.path.abspath(path)
+        document = self.documents.get(path)
+        if document is None:
+            return self.open(path, text, version)
+        before = document.linted_text
+        if text == before and document.error is None and document.scope is not None:
+            document.version = version  # saved, or an edit undone: the findings stand
+            return {path}
+        document.text, document.version = text, version
+        summary = self._lint(document)
+        if document.error is not None and summary is None:  # keeps its summary and findings
+            return {path}
+        changed: set[str] = set()
+        new = summary is not None and (path not in self._summaries or self._summaries[path] != summary)
+        if new:
+            self._summaries[path] = summary
+        if not self.indexed:  # the index is still being built: the file alone, as `zlint FILE`
+            if summary is not None and (new or path not in self._scopes):
+                self._scopes[path] = _alone(summary, self._scopes.get(path))
+        elif new and (exact or document.scope is None or path not in self._scopes):
+            changed = self._reclassified(skip=path)
+        elif (new or self.stale) and document.scope is not None:
+            # the index is (left) stale: the last scope, its lines moved as the edit moved them
+            self.stale = True
+            self._place(document, _moved(document.scope, _line_map(before, text)))
+            return {path}
+        self._place(document)
+        return changed | {path}
+
+    def _lint(self, document: Document) -> FileSummary | None:
+        """Lint the document's text into ``document.unplaced``; its summary, or None when the
+        text does not parse (``document.error`` says why; the last findings stay)."""
+        path = document.path
+        document.error = document.error_at = None
+        try:
+            parsed = parse_source(document.text, path)
+        except SourceError as exc:
+            document.error = FileError(path, str(exc))
+            document.error_at = _error_position(str(exc))
+            return None
+        from zlint.engine.lint import lint_parsed  # LibCST and the rules load with the first lint
+
+        result = lint_parsed(parsed, path, self.settings_for(path))
+        if result.error is not None:  # the last findings stay; the error is shown besides them
+            document.error = result.error
+            document.error_at = _error_position(result.error.reason)
+        else:
+            document.unplaced, document.linted_text = result.diagnostics, document.text
+        summary = summary_of(path, parsed.tree)
+        return summary
+
+    def _place(self, document: Document, scope: FileScope | None = None) -> bool:
+        """Place the document's findings with its scope in the index (or ``scope``); True when
+        they changed."""
+        scope = scope or self._scopes.get(document.path)
+        if scope is None:  # not summarized (a tree too deep): the file alone, as `zlint FILE` does
+            scope = FileScope()
+        placed = document.unplaced
+        if placed:
+            from zlint.scope.placement import place
+
+            placed = place(placed, scope, self.settings_for(document.path))
+        document.scope = scope
+        changed = _shown(placed) != _shown(document.diagnostics)
+        document.diagnostics = placed
+        return changed
+
+
+def _alone(summary: FileSummary, last: FileScope | None) -> FileScope | None:
+    try:
+        return classify([_fresh(summary)])[summary.path]
+    except Exception:  # noqa: BLE001 - keep the last scope rather than fail the edit
+        return last
+
+
+def _fresh(summary: FileSummary) -> FileSummary:
+    """``summary`` with fresh call sets for the functions its guards name (classify adds to
+    them), so that every classification starts from the summary as the file has it."""
+    if not summary.guards:
+        return summary
+    guarded = {guard.function for guard in summary.guards}
+    functions = {
+        qual: dataclasses.replace(f, calls=set(f.calls), branch_calls=set(f.branch_calls)) if qual in guarded else f
+        for qual, f in summary.functions.items()
+    }
+    return dataclasses.replace(summary, functions=functions)
+
+
+def _line_map(old: str, new: str) -> Callable[[int], int]:
+    """Where each line of ``old`` is in ``new`` (1-based), for an edit of one stretch of lines:
+    the lines before and after it keep their text, those inside go to the stretch's end."""
+    a, b = old.splitlines(), new.splitlines()
+    n = min(len(a), len(b))
+    head = 0
+    while head < n and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    delta = len(b) - len(a)
+
+    def moved(line: int) -> int:
+        if line <= head:
+            return line
+        if line > len(a) - tail:
+            return line + delta
+        return max(head + 1, min(line, len(b) - tail))
+
+    return moved
+
+
+def _moved(scope: FileScope, moved: Callable[[int], int]) -> FileScope:
+    """``scope`` with its lines where the edit moved them."""
+    return dataclasses.replace(
+        scope,
+        regions=tuple((moved(s), moved(e), where, why) for s, e, where, why in scope.regions),
+        skipped=tuple((moved(s), c, moved(e), ec) for s, c, e, ec in scope.skipped),
+    )
+
+
+def _shown(diagnostics: list[Diagnostic]) -> list[tuple]:
+    """What the editor shows of each finding (Diagnostic's equality is its position and code)."""
+    return [(d, d.end_line, d.end_column, d.message, d.tier, d.scope, d.scope_reason) for d in diagnostics]
+
+
+def _error_position(reason: str) -> tuple[int, int] | None:
+    """(line, column) from "syntax error at 3:5: ...", 1-based."""
+    marker = "syntax error at "
+    if marker not in reason:
+        return None
+    where = reason.split(marker, 1)[1].split(":", 2)
+    try:
+        return int(where[0]), int(where[1])
+    except (IndexError, ValueError):
+        return None
