@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Iterator
 
 from zlint.core import registry
 from zlint.core.diagnostics import Diagnostic
@@ -37,50 +36,66 @@ def skipped_reason(line: int) -> str:
     return f"dynamo skips this frame: graph break in a loop at line {line}"
 
 
+def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists nested in ``statement`` (bodies, branches, handlers, cases)."""
+    blocks = [getattr(statement, name, None) for name in ("body", "orelse", "finalbody")]
+    blocks += [handler.body for handler in getattr(statement, "handlers", ())]
+    blocks += [case.body for case in getattr(statement, "cases", ())]
+    return [block for block in blocks if isinstance(block, list)]
+
+
 def _functions(tree: ast.Module) -> dict[str, Function]:
     """Every function by the qualified name the rules give a finding (``Class.method``,
-    ``outer.inner``)."""
+    ``outer.inner``). Functions are statements: only statement lists are walked."""
     found: dict[str, Function] = {}
-
-    def visit(node: ast.AST, prefix: tuple[str, ...]) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                name = (*prefix, child.name)
-                found.setdefault(".".join(name), child)
-                visit(child, name)
-            elif isinstance(child, ast.ClassDef):
-                visit(child, (*prefix, child.name))
+    stack: list[tuple[list[ast.stmt], tuple[str, ...]]] = [(tree.body, ())]
+    while stack:
+        statements, prefix = stack.pop()
+        for statement in statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = (*prefix, statement.name)
+                found.setdefault(".".join(name), statement)
+                stack.append((statement.body, name))
+            elif isinstance(statement, ast.ClassDef):
+                stack.append((statement.body, (*prefix, statement.name)))
             else:
-                visit(child, prefix)
-
-    visit(tree, ())
+                stack.extend((block, prefix) for block in _blocks(statement))
     return found
 
 
-def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of ``node``'s own frame: not those of nested functions, classes, lambdas or
-    comprehensions (each its own frame)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, _FRAMES + _COMPREHENSIONS):
+def _loops(function: Function) -> list[ast.For | ast.AsyncFor | ast.While]:
+    """The frame's own loops (not those of nested functions or classes, each a frame of its own)."""
+    loops = []
+    stack = [function.body]
+    while stack:
+        for statement in stack.pop():
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+                loops.append(statement)
+            stack.extend(_blocks(statement))
+    return loops
+
+
+def _span(loop: ast.For | ast.AsyncFor | ast.While) -> tuple[int, int]:
+    """The lines of a loop's body: not a ``for``'s iterable nor a ``while``'s test, evaluated
+    before dynamo is inside the loop, nor an ``else:`` clause."""
+    return loop.body[0].lineno, max(s.end_lineno or s.lineno for s in loop.body)
+
+
+def _calls_in(loop: ast.For | ast.AsyncFor | ast.While) -> list[ast.Call]:
+    """The calls of a loop's body in its own frame (not in nested functions, lambdas or
+    comprehensions)."""
+    calls = []
+    stack: list[ast.AST] = list(loop.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _FRAMES + _COMPREHENSIONS):
             continue
-        yield child
-        yield from _own_nodes(child)
-
-
-def _loop_bodies(function: Function) -> list[tuple[int, int]]:
-    """Line ranges of the bodies of the frame's own loops (not a ``for``'s iterable nor a
-    ``while``'s test, nor an ``else:`` clause)."""
-    spans = []
-    for node in _own_nodes(function):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body:
-            spans.append((node.body[0].lineno, max(s.end_lineno or s.lineno for s in node.body)))
-    return spans
-
-
-def _own_calls(function: Function) -> Iterator[ast.Call]:
-    for node in _own_nodes(function):
         if isinstance(node, ast.Call):
-            yield node
+            calls.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return calls
 
 
 def _callee(call: ast.Call, qualname: str, functions: dict[str, Function]) -> str | None:
@@ -108,24 +123,28 @@ def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagno
     if not breaks:
         return diagnostics
     functions = _functions(tree)
-    bodies = {name: _loop_bodies(function) for name, function in functions.items()}
-    bodies = {name: spans for name, spans in bodies.items() if spans}
+    spans = {
+        name: [_span(loop) for loop in _loops(functions[name])] for name in {d.function for d in breaks}
+        if name in functions
+    }
     skip: dict[str, int] = {}  # frame -> line of the first break in one of its loops
     in_loop: set[int] = set()  # ids of the break findings that skip their frame
     for d in breaks:
-        spans = bodies.get(d.function or "", ())
-        if any(start <= d.line <= end for start, end in spans):
+        if any(start <= d.line <= end for start, end in spans.get(d.function, ())):
             skip[d.function] = min(d.line, skip.get(d.function, d.line))
             in_loop.add(id(d))
     # calling a frame that dynamo skips breaks the graph at the call: in a loop, that skips the
     # caller too (measured); a plain break in the callee does not (dynamo resumes inside it)
+    calls = {}
+    for name, function in functions.items() if skip else ():
+        found = [call for loop in _loops(function) for call in _calls_in(loop)]
+        if found:
+            calls[name] = found
     changed = bool(skip)
     while changed:
         changed = False
-        for name, spans in bodies.items():
-            for call in _own_calls(functions[name]):
-                if not any(start <= call.lineno <= end for start, end in spans):
-                    continue
+        for name, found in calls.items():
+            for call in found:
                 callee = _callee(call, name, functions)
                 if callee in skip and callee != name and call.lineno < skip.get(name, call.lineno + 1):
                     skip[name] = call.lineno
