@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def cases(frames) -> dict:
     masks = lambda n: (torch.ones(n, 2), torch.ones(3) > 0)  # noqa: E731
     values = lambda n: (torch.ones(n, 2), torch.tensor([1.0, 1.0, 0.0]))  # noqa: E731
-    found = {"break in loop": (frames.BREAK_IN_LOOP, "f", masks)}
+    found = {"break in loop": (frames.BREAK_IN_LOOP, "f", masks), "earlier break": (frames.EARLIER_BREAK, "f", masks)}
     marks = frames.test_near_misses_keep_every_finding.pytestmark
     for name, code, _ in next(m for m in marks if m.name == "parametrize").args[1]:
         found[name] = (textwrap.dedent(code), "f", values if "t:" in code else masks)

@@ -142,6 +142,36 @@ def test_near_misses_keep_every_finding(name, code, expected):
     assert _lint(code) == expected
 
 
+EARLIER_BREAK = """\
+import torch
+
+
+@torch.compile(dynamic=True)
+def f(x, m: torch.Tensor):
+    if x.size(0) == 1:
+        x = x * 2
+    y = x.sum().item()
+    for i in range(2):
+        if m.any():
+            x = x + 1
+    if x.size(0) == 1:
+        x = x * 3
+    return x
+"""
+
+
+def test_a_plain_break_before_the_loop_keeps_what_runs_before_it():
+    # measured: 2 graphs (the part before `.item()` compiles; the frame resumed after it is skipped)
+    assert _lint(EARLIER_BREAK, ALL_SCOPES) == [
+        (6, "ZL101", "compiled"),
+        (8, "ZL301", "compiled"),
+        (10, "ZL303", "compiled"),
+        (12, "ZL101", "never"),
+    ]
+    messages = {d.line: d.message for d in lint_source(EARLIER_BREAK, "m.py", DEFAULT).diagnostics}
+    assert "dynamo runs the rest of `f` eagerly (hiding 1 more finding)" in messages[10]
+
+
 HELPERS = """\
 import torch
 

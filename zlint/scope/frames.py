@@ -4,7 +4,9 @@ Dynamo cannot resume a frame in the middle of a ``for``/``while`` body, so a gra
 makes it give up on the frame: the function runs eagerly, with no graph at all (measured on
 torch 2.13: 0 graphs over sizes 2, 3, 5, where the same break outside the loop gives one graph per
 side of the break). Then nothing else in that frame costs a guard, a recompile or a break of its
-own; the break is the one cost, and fixing it brings the others back. Measured near misses, which
+own; the break is the one cost, and fixing it brings the others back. A plain break before the
+loop ends a graph dynamo keeps: what runs before it still costs, and the frame dynamo resumes in
+after it is the one it skips. Measured near misses, which
 do *not* skip the frame: a break in a ``for`` loop's iterable (``for v in t.tolist():``, evaluated
 once before the loop), in a ``while`` loop's test, in a nested ``def``/``lambda``/comprehension
 (frames of their own), and a break in a helper called outside a loop. A call inside the loop to a
@@ -151,23 +153,33 @@ def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagno
                     changed = True
     if not skip:
         return diagnostics
-    hidden = {
-        name: sum(1 for d in diagnostics if d.function == name and id(d) not in in_loop) for name in skip
-    }
+    # a plain break before the skipping one ends a graph that dynamo keeps: what runs before it
+    # still costs (measured: 2 graphs for such a frame, 0 without the earlier break); dynamo
+    # skips the frame it resumes in, from after that break on
+    resumes = {name: 0 for name in skip}
+    for d in breaks:
+        first = skip.get(d.function or "")
+        if first is not None and id(d) not in in_loop and d.line < first:
+            resumes[d.function] = max(resumes[d.function], d.line)
+
+    def skipped(d: Diagnostic) -> bool:
+        return d.function in skip and d.line > resumes[d.function] and id(d) not in in_loop
+
+    hidden = {name: sum(1 for d in diagnostics if d.function == name and skipped(d)) for name in skip}
     out = []
     for d in diagnostics:
-        frame = skip.get(d.function or "")
-        if frame is None:
-            out.append(d)
-        elif id(d) in in_loop:
+        if id(d) in in_loop:
             more = hidden[d.function]
             note = f" (hiding {more} more finding{'s' if more != 1 else ''})" if more else ""
-            cost = f"graph break in a loop: dynamo runs all of `{d.function}` eagerly{note}"
+            where = f"the rest of `{d.function}`" if resumes[d.function] else f"all of `{d.function}`"
+            cost = f"graph break in a loop: dynamo runs {where} eagerly{note}"
             if "graph break" in d.message:
                 message = d.message.replace("graph break", cost, 1)
             else:
                 message = f"{d.message}; {cost}"
             out.append(dataclasses.replace(d, message=message))
+        elif skipped(d):
+            out.append(dataclasses.replace(d, skipped_by=skip[d.function]))
         else:
-            out.append(dataclasses.replace(d, skipped_by=frame))
+            out.append(d)
     return out
