@@ -193,6 +193,25 @@ def _adopt(outcome: Outcome, request: Request) -> None:
     outcome.notes.extend(adoption.notes)
 
 
+def lint_unplaced(parsed: ParsedSource, path: str, settings: Settings) -> FileResult:
+    """The index-and-lint step for one parsed file: its findings before placement (``# noqa``
+    applied, no scope yet), what the cache stores. LibCST and the rules load on first use."""
+    from zlint.engine.lint import lint_parsed
+
+    return lint_parsed(parsed, path, settings)
+
+
+def placed(diagnostics: list[Diagnostic], scope: FileScope, settings: Settings) -> list[Diagnostic]:
+    """The placement step: ``diagnostics`` with scope and tier from ``scope`` (the file's place in
+    the run's project index), less those the settings hide. A front end that keeps findings
+    across edits (the language server) places them again when only the scope changed."""
+    if not diagnostics:
+        return diagnostics
+    from zlint.scope.placement import place
+
+    return place(diagnostics, scope, settings)
+
+
 def lint_one(
     path: str,
     data: str | bytes,
@@ -212,26 +231,22 @@ def lint_one(
         key = file_key(path, data, settings_fingerprint(settings, settings.enabled_codes(path)))
         found = cache.get(key, path)
     if found is None:
-        from zlint.engine.lint import lint_parsed
-
         if parsed is None:
             try:
                 parsed = parse_source(data, path)
             except SourceError as exc:
                 return [], FileError(path, str(exc))
-        result = lint_parsed(parsed, path, settings)
+        result = lint_unplaced(parsed, path, settings)
         found = result.diagnostics, result.error
         if key is not None:
             cache.put(key, *found)
     diagnostics, error = found
     if diagnostics:  # the cache holds findings before placement, as a run over many files does
-        from zlint.scope.placement import place
-
         if scope is None:
             from zlint.scope.classify import scope_for_file
 
             tree = (parsed or parse_source(data, path)).tree
-            diagnostics = place(diagnostics, scope_for_file(path, tree), settings)
+            diagnostics = placed(diagnostics, scope_for_file(path, tree), settings)
         else:
-            diagnostics = place(diagnostics, scope(), settings)
+            diagnostics = placed(diagnostics, scope(), settings)
     return diagnostics, error

@@ -8,7 +8,8 @@ scope, as a user runs it on their package): transformers, timm, torchvision and 
 are drawn with ``random.Random(seed)`` (all of them when it has fewer), and the review file has a
 verdict table and each finding with its context (``sample_corpus.write_review``).
 
-    python benchmarks/accuracy/sample_packages.py --per-package 10 --seed 26 --out benchmarks/accuracy/packages_sample.md
+    python benchmarks/accuracy/sample_packages.py --per-package 10 --seed 26 \
+        --out benchmarks/accuracy/packages_sample.md
 """
 
 from __future__ import annotations

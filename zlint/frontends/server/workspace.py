@@ -2,9 +2,9 @@
 the project index over every Python file of the workspace (open documents as the editor has
 them, the others as on disk), and each open document's findings.
 
-A document's findings are linted once per text (:func:`zlint.engine.lint.lint_parsed`: ``# noqa``
+A document's findings are linted once per text (:func:`zlint.pipeline.lint_unplaced`: ``# noqa``
 applied, not yet placed) and placed with the document's scope from the project index
-(:func:`zlint.scope.placement.place`), as :mod:`zlint.engine.parallel` does for a run. An edit
+(:func:`zlint.pipeline.placed`), as :mod:`zlint.engine.parallel` does for a run. An edit
 that changes a file's summary re-classifies the index; every open document whose scope changed
 is placed again, without being linted again. A text that does not parse keeps the document's
 last findings and its summary in the index, and records the error.
@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zlint import pipeline
 from zlint.core.diagnostics import Diagnostic, FileError
 from zlint.core.settings import ConfigError, Settings
 from zlint.core.source import SourceError, parse_source, read_source
@@ -248,9 +249,7 @@ class Workspace:
             document.error = FileError(path, str(exc))
             document.error_at = _error_position(str(exc))
             return None
-        from zlint.engine.lint import lint_parsed  # LibCST and the rules load with the first lint
-
-        result = lint_parsed(parsed, path, self.settings_for(path))
+        result = pipeline.lint_unplaced(parsed, path, self.settings_for(path))  # LibCST loads here
         if result.error is not None:  # the last findings stay; the error is shown besides them
             document.error = result.error
             document.error_at = _error_position(result.error.reason)
@@ -265,11 +264,7 @@ class Workspace:
         scope = scope or self._scopes.get(document.path)
         if scope is None:  # not summarized (a tree too deep): the file alone, as `zlint FILE` does
             scope = FileScope()
-        placed = document.unplaced
-        if placed:
-            from zlint.scope.placement import place
-
-            placed = place(placed, scope, self.settings_for(document.path))
+        placed = pipeline.placed(document.unplaced, scope, self.settings_for(document.path))
         document.scope = scope
         changed = _shown(placed) != _shown(document.diagnostics)
         document.diagnostics = placed
