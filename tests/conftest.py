@@ -35,6 +35,41 @@ def lint_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("ZLINT_FULL_PATH", "1" if path == "full" else "0")
     return path
 
+
+# a file with one ZL101 (line 5) and one ZL102 (line 7), shared by the command-line tests
+SIZE_HAZARD = """\
+import torch
+
+
+def pool(x: torch.Tensor) -> torch.Tensor:
+    if x.size(0) == 1:
+        return x[0]
+    if not x.numel():
+        return x.sum(0)
+    return x.mean(0)
+"""
+#: a safe fix (ZL403: mark_dynamic on a dim `step` specializes; the fix: maybe_mark_dynamic);
+#: ZL401 on `mask` has only an unsafe fix and stays (the fix and stdin tests)
+FIXABLE = """\
+import torch
+
+
+@torch.compile
+def step(x):
+    for i in range(x.size(0)):
+        x = x + i
+    return x
+
+
+def serve(model, requests):
+    compiled = torch.compile(model)
+    for batch, mask in requests:
+        torch._dynamo.mark_dynamic(batch, 0)
+        step(batch)
+        out = compiled(batch, mask)
+    return out
+"""
+
 # a small file with one ZL101 (line 6) and one ZL102 (line 8), shared by the output-format tests
 POOL_HAZARD = """\
 import torch

@@ -2,38 +2,16 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from conftest import run_zlint
+from conftest import FIXABLE, run_zlint
 from zlint.core.diagnostics import Applicability, Edit, Fix
 from zlint.core.settings import Settings
 from zlint.core.source import check_syntax
 from zlint.engine import lint as engine
 from zlint.engine.fixes import apply_fixes, fix_file
 
-SOURCE = textwrap.dedent(
-    """\
-    import torch
-
-
-    @torch.compile
-    def step(x):
-        for i in range(x.size(0)):
-            x = x + i
-        return x
-
-
-    def serve(model, requests):
-        compiled = torch.compile(model)
-        for batch, mask in requests:
-            torch._dynamo.mark_dynamic(batch, 0)
-            step(batch)
-            out = compiled(batch, mask)
-        return out
-    """
-)
+SOURCE = FIXABLE
 SAFE = SOURCE.replace("torch._dynamo.mark_dynamic(batch, 0)", "torch._dynamo.maybe_mark_dynamic(batch, 0)")
 UNSAFE = SAFE.replace(
     "        out = compiled(batch, mask)\n",

@@ -9,19 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_zlint
+from conftest import SIZE_HAZARD as HAZARD
 from zlint.core import registry
 
-HAZARD = """\
-import torch
-
-
-def pool(x: torch.Tensor) -> torch.Tensor:
-    if x.size(0) == 1:
-        return x[0]
-    if not x.numel():
-        return x.sum(0)
-    return x.mean(0)
-"""
 CLEAN = """\
 import torch
 

@@ -9,42 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_zlint
+from conftest import FIXABLE, run_zlint
+from conftest import SIZE_HAZARD as HAZARD
 
-HAZARD = """\
-import torch
-
-
-def pool(x: torch.Tensor) -> torch.Tensor:
-    if x.size(0) == 1:
-        return x[0]
-    if not x.numel():
-        return x.sum(0)
-    return x.mean(0)
-"""
 ZL101 = "ZL101 `x.size(0) == 1` branches on a size being 0/1: blocks single-graph mode; use torch._check"
 ZL102 = "ZL102 `x.numel()` tests a size for truth: blocks single-graph mode; handle 0 branch-free"
-#: a safe fix (ZL403: mark_dynamic on a dim `step` specializes; the fix: maybe_mark_dynamic);
-#: ZL401 on `mask` has only an unsafe fix and stays
-FIXABLE = """\
-import torch
-
-
-@torch.compile
-def step(x):
-    for i in range(x.size(0)):
-        x = x + i
-    return x
-
-
-def serve(model, requests):
-    compiled = torch.compile(model)
-    for batch, mask in requests:
-        torch._dynamo.mark_dynamic(batch, 0)
-        step(batch)
-        out = compiled(batch, mask)
-    return out
-"""
 
 
 def write(base: Path, rel: str, text: str) -> Path:
