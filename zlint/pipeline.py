@@ -27,7 +27,7 @@ from zlint.core.diagnostics import Diagnostic, FileError
 from zlint.core.settings import Settings
 from zlint.core.source import FileResult, ParsedSource, SourceError, parse_source
 from zlint.engine.cache import Cache, file_key, settings_fingerprint
-from zlint.engine.discovery import PathProblem, SettingsResolver, discover, display_path
+from zlint.engine.discovery import PathProblem, SettingsResolver, discover, display_path, whole_packages
 from zlint.engine.parallel import LintedRun, lint_run
 from zlint.engine.workers import fewer_collections
 
@@ -116,7 +116,11 @@ def run(request: Request) -> Outcome:
     outcome.docs_url = docs_base(first.docs_url)
 
     with fewer_collections():  # one pass per file: its project-index summary and its findings
-        linted = lint_run(outcome.linted, request.jobs, request.cache, contents)
+        # a method no code of the run calls has no caller only where the run holds its package
+        whole = frozenset() if request.stdin is not None else whole_packages(
+            request.paths or ["."], [path for path, _ in outcome.linted]
+        )
+        linted = lint_run(outcome.linted, request.jobs, request.cache, contents, whole)
     results = linted.results
     if request.fix or request.diff:
         results = _fixed(linted, outcome, request)

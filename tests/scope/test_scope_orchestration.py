@@ -607,3 +607,71 @@ def test_the_reason_does_not_depend_on_the_hash_seed():
         for seed in range(6)
     }
     assert len(seen) == 1, seen
+
+
+def test_code_that_builds_modules_constructs_the_model_unless_compiled_code_calls_it():
+    assert scopes({
+        "regnet.py": """
+            import torch
+            from torch import nn
+
+            class Block(nn.Module):
+                def forward(self, x):
+                    return x
+
+            def make_stage(widths):
+                return [Block() for w in widths if w.shape[0] > 1]  # <-
+
+            def make_head(width):
+                return nn.Linear(width, 2) if width.numel() > 1 else None  # <-
+
+            def with_parameter(shape):
+                return nn.Parameter(torch.zeros(shape)) if shape[0] > 1 else None  # <-
+
+            class Lazy(nn.Module):
+                def forward(self, x):
+                    return self.grow(x)
+
+                def grow(self, x):
+                    return nn.Identity()(x)  # <-
+            """,
+        "test.py": """
+            def check(x):
+                return x  # <-
+            """,
+    }) == {
+        "regnet.py": [
+            ("never", "builds modules (Block(...)): model construction"),
+            ("never", "builds modules (Linear(...)): model construction"),
+            ("unknown", "no compiled caller found"),
+            ("compiled", "called from Lazy.forward"),
+        ],
+        "test.py": [("never", "test code")],
+    }
+
+
+def test_one_time_set_up_that_caches_on_the_module_runs_on_the_first_call_only():
+    assert one(
+        """
+        from torch import nn
+
+        class Pooler(nn.Module):
+            def forward(self, x):
+                if self.scales is None:
+                    self.scales = [x.shape[-1] / 4]  # <-
+                if not self._checked:
+                    assert x.shape[0] > 0  # <-
+                    self._checked = True
+                if self.grid is None:
+                    grid = x.shape[-1]  # <-
+                if self.cache is not None:
+                    self.cache = x.shape[0]  # <-
+                return x  # <-
+        """
+    ) == [
+        ("never", "one-time set-up: sets self.scales on the first call only"),
+        ("never", "one-time set-up: sets self._checked on the first call only"),
+        ("compiled", "forward of Pooler"),
+        ("compiled", "forward of Pooler"),
+        ("compiled", "forward of Pooler"),
+    ]

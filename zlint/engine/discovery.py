@@ -104,3 +104,29 @@ def _walk(root: Path, resolver: SettingsResolver) -> Iterator[Path]:
                 if not resolver.for_path(child).is_excluded(child):
                     yield child
         stack.extend(reversed(subdirs))
+
+
+def whole_packages(paths: list[str], files: list[str]) -> frozenset[str]:
+    """Those of ``files`` whose whole package the run lints: a directory named on the command line
+    holds the file's top package (the highest directory up from it with an ``__init__.py``, or its
+    own directory when it is in none). Only there can "no code of the run calls it" mean no caller."""
+    named = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
+    if not named:
+        return frozenset()
+    tops: dict[str, str] = {}
+    out = set()
+    for file in files:
+        directory = os.path.dirname(os.path.realpath(file))
+        if directory not in tops:
+            top = directory
+            while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+                parent = os.path.dirname(top)
+                if not os.path.isfile(os.path.join(parent, "__init__.py")):
+                    break
+                top = parent
+            tops[directory] = top
+        top = tops[directory]
+        if any(top == d or top.startswith(d.rstrip(os.sep) + os.sep) for d in named):
+            out.add(file)
+    return frozenset(out)
+

@@ -92,11 +92,13 @@ def lint_run(
     jobs: int | None = None,
     cache: Cache | None = None,
     contents: Mapping[str, bytes] | None = None,
+    whole: frozenset[str] = frozenset(),
 ) -> LintedRun:
     """Lint ``(path, settings)`` pairs as one run (one project index over all of them); one
     placed :class:`FileResult` per target, in target order. ``cache`` also keeps the index's
     summaries and its recent answers (``cache.project_file``). ``contents``: the bytes of the
-    paths not to read from disk (``zlint -``: stdin's, under the name it is linted as)."""
+    paths not to read from disk (``zlint -``: stdin's, under the name it is linted as). ``whole``:
+    the paths whose whole package the run holds (:func:`zlint.engine.discovery.whole_packages`)."""
     results: list[FileResult | None] = [None] * len(targets)
     files: list[tuple[int, str, bytes, Settings]] = []
     for index, (path, settings) in enumerate(targets):
@@ -105,7 +107,7 @@ def lint_run(
             results[index] = data
         else:
             files.append((index, path, data, settings))
-    pending = PendingIndex(((path, data) for _, path, data, _ in files), cache.project_file if cache else None)
+    pending = PendingIndex(((path, data) for _, path, data, _ in files), cache.project_file if cache else None, whole)
 
     unplaced: dict[int, FileResult] = {}
     keys: dict[int, str] = {}

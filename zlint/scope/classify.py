@@ -102,11 +102,116 @@ def _never_reason(project: Project, path: str, function: FunctionInfo) -> str | 
         return "reads or writes files (setup or export)"
     if function.cls is not None and not project.is_module_class(path, function.cls):
         return class_role(_class_names(project, path, function.cls), function.cls.rsplit(".", 1)[-1])
+    built = _module_built(project, path, function)
+    if built is not None:
+        return f"builds modules ({built}(...)): model construction"
     return None
 
 
-def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
-    """The :class:`FileScope` of every file of the run."""
+def _module_built(project: Project, path: str, function: FunctionInfo) -> str | None:
+    """A module class ``function`` instantiates (``nn.Linear(...)``, ``RegNet(...)``), if any:
+    code that builds layers constructs the model, once, before anything is compiled."""
+    summary = project.files[path]
+    for name in sorted(function.calls):
+        last = name.rsplit(".", 1)[-1]
+        if not last[:1].isupper():
+            continue
+        qualified = qualify(summary, name) or name
+        if qualified.startswith("torch.nn.") and not qualified.startswith("torch.nn.functional"):
+            if qualified.count(".") == 2 and last != "Parameter":
+                return last
+            continue
+        found = project.class_of(path, name)
+        if found is not None and project.is_module_class(*found):
+            return last
+    return None
+
+
+def _eager_methods(
+    project: Project,
+    functions: dict[Key, FunctionInfo],
+    verdict: dict[Key, tuple[str, str]],
+    calls: dict[Key, set[Key]],
+    callers: dict[Key, set[Key]],
+    whole: frozenset[str],
+    escaped: set[Key],
+) -> dict[Key, str]:
+    """The methods no code the run may compile can call, with why: in a run that holds their
+    package, what reaches them is only eager code, or their callers outside the run (a user calling
+    ``model.merge()`` between forwards). Code that may compile is compiled code, public functions
+    no code of the run calls (a user may call them anywhere), and methods called implicitly or
+    by a base from outside the run; from there a call reaches what it resolves to and, on an
+    object of unknown class (``obj.merge()``, ``getattr(obj, "m")``), every method of that name."""
+    by_name = project.methods_named
+    roots: list[Key] = []
+    for key, function in functions.items():
+        scope = verdict.get(key, (None,))[0]
+        if scope == NEVER:
+            continue
+        if function.cls is None:
+            public = key not in callers  # a user may call it from their compiled code
+        else:
+            public = function.name == "forward" or function.name.startswith("__")
+            public = public or not _bases_known(project, key[0], function.cls)
+        if public or scope == COMPILED or key[0] not in whole or key in escaped:
+            roots.append(key)
+    for summary in project.files.values():  # module-level tables of methods (`{"a": Net.m}`)
+        for name in summary.attribute_names:
+            roots.extend(by_name.get(name, ()))
+    reached: set[Key] = set()
+    while roots:
+        key = roots.pop()
+        if key in reached or verdict.get(key, (None,))[0] == NEVER:
+            continue
+        reached.add(key)
+        function = functions[key]
+        roots.extend(calls.get(key, ()))
+        for name in function.attribute_names:
+            roots.extend(by_name.get(name, ()))
+        if function.cls is not None:
+            for name in (*function.calls, *(f"self.{r}" for r in function.refs)):
+                head, _, rest = name.partition(".")
+                if head == "self" and rest and "." not in rest and project.method(key[0], function.cls, rest) is None:
+                    roots.extend(by_name.get(rest, ()))  # a method the class does not have: maybe any
+    out: dict[Key, str] = {}
+    for key, function in functions.items():
+        if key in reached or key in verdict or function.cls is None or key[0] not in whole:
+            continue
+        who = sorted(callers.get(key, ()))
+        if who:
+            out[key] = f"called only from eager code ({who[0][1]})"
+        else:
+            owner = function.cls.rsplit(".", 1)[-1]
+            out[key] = f"no code of the run calls {owner}.{function.name} (its callers run it eagerly)"
+    return out
+
+
+# bases from outside the run whose own code calls no method a subclass adds: nn.Module runs only
+# forward (and its hooks) when called, the containers their children's forwards, the rest are plain
+_INERT_BASES = frozenset({
+    "torch.nn.Module", "nn.Module", "torch.nn.Sequential", "nn.Sequential", "torch.nn.ModuleList", "nn.ModuleList",
+    "torch.nn.ModuleDict", "nn.ModuleDict", "object", "ABC", "abc.ABC", "typing.Protocol", "Protocol",
+})
+
+
+def _bases_known(project: Project, path: str, cls: str, seen: frozenset = frozenset()) -> bool:
+    """True when every base of ``cls``, through classes of the run, is one of the run's or an inert one."""
+    if (path, cls) in seen:
+        return True
+    summary = project.files[path]
+    for base in summary.classes[cls].bases:
+        found = project.class_of(path, base)
+        if found is not None:
+            if not _bases_known(project, *found, seen | {(path, cls)}):
+                return False
+        elif (qualify(summary, base) or base) not in _INERT_BASES:
+            return False
+    return True
+
+
+def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset()) -> dict[str, FileScope]:
+    """The :class:`FileScope` of every file of the run; ``whole``: the files whose whole package
+    the run holds, where a method that no code of the run calls has no caller in compiled code."""
     project = Project(summaries)
     verdict: dict[Key, tuple[str, str]] = {}
     functions = {(p, q): f for p, s in project.files.items() for q, f in s.functions.items()}
@@ -168,6 +273,11 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
         if function.branch_calls:
             for callee in project.callees(key[0], function, function.branch_calls):
                 branch_callers.setdefault(callee, key)
+    # a method taken as a value (`self.searcher = self.greedy_decode` in __init__) runs wherever
+    # the value is called: who took it says nothing about where it runs
+    escaped = {
+        hit for key, f in functions.items() if f.stored_refs for hit in project.referenced(key[0], f, f.stored_refs)
+    }
     calls: dict[Key, set[Key]] = {}
     for callee, who in callers.items():
         for caller in who:
@@ -186,14 +296,18 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
             if reason is not None:
                 verdict[key] = (NEVER, reason)
 
-    _propagate_never(functions, verdict, callers, branch_callers)
+    _propagate_never(functions, verdict, callers, branch_callers, escaped)
+    if whole:
+        for key, why in _eager_methods(project, functions, verdict, calls, callers, whole, escaped).items():
+            verdict[key] = (NEVER, why)
+        _propagate_never(functions, verdict, callers, branch_callers, escaped)
     # the weakest hint last, so that "called only from ..." keeps its more telling reason
     for key, function in functions.items():
         if key not in verdict:
             reason = checkpoint_role(function.params)
             if reason is not None:
                 verdict[key] = (NEVER, reason)
-    _propagate_never(functions, verdict, callers, branch_callers)
+    _propagate_never(functions, verdict, callers, branch_callers, escaped)
 
     oblivious = any(s.size_oblivious for s in project.files.values())
     single = any(s.single_graph for s in project.files.values())
@@ -208,6 +322,9 @@ def classify(summaries: Iterable[FileSummary]) -> dict[str, FileScope]:
             regions.append((function.start, function.end, scope, reason))
         regions.extend((s, e, NEVER, why) for s, e, why in dead_code[path][0])
         regions.extend((s, e, NEVER, "error path (runs only on the way to raising)") for s, e in summary.error_paths)
+        regions.extend(
+            (s, e, NEVER, f"one-time set-up: sets {attr} on the first call only") for s, e, attr in summary.once_paths
+        )
         regions.sort(key=lambda r: (r[0], -r[1]))
         out[path] = FileScope(
             tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single,
@@ -272,15 +389,16 @@ def _propagate_never(
     verdict: dict[Key, tuple[str, str]],
     callers: dict[Key, set[Key]],
     branch_callers: dict[Key, Key],
+    escaped: set[Key],
 ) -> None:
     """Helpers that only never-compiled code (or a branch dynamo never takes) calls are never
-    compiled either."""
+    compiled either; not a method some code takes as a value (it runs where that is called)."""
     changed = True
     while changed:
         changed = False
         for key in functions:
             who = callers.get(key, set())
-            if key in verdict or not (who or key in branch_callers):
+            if key in verdict or key in escaped or not (who or key in branch_callers):
                 continue
             if all(verdict.get(c, (None,))[0] == NEVER for c in who):
                 if who:

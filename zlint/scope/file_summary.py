@@ -37,6 +37,9 @@ class FunctionInfo:
     params: tuple[str, ...] = ()
     #: methods referenced without a call (`fn = self.compute_rope`): called later by this code
     refs: set[str] = field(default_factory=set)
+    #: of those, methods stored on the object (`self.searcher = self.greedy_decode`): they run
+    #: wherever the attribute is called, not where it was stored
+    stored_refs: set[str] = field(default_factory=set)
     #: callees called only inside branches dynamo never takes (tracing/scripting/not compiling)
     branch_calls: set[str] = field(default_factory=set)
     #: registers a buffer or parameter on the module, or assigns one: it changes the model (setup)
@@ -46,6 +49,8 @@ class FunctionInfo:
     takes_session: bool = False
     #: reads or writes files (`open`, `torch.load`, `json.dump`, ...): setup or export work
     does_io: bool = False
+    #: attribute names read on a receiver other than a bare ``self`` (``FileSummary.attribute_names``)
+    attribute_names: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -91,10 +96,17 @@ class FileSummary:
     shadowed: list[FunctionInfo] = field(default_factory=list)
     #: (first line, last line) of blocks that end by raising, and of raise statements
     error_paths: list[tuple[int, int]] = field(default_factory=list)
+    #: (first line, last line, attribute) of one-time set-up blocks: ``if self.x is None:`` whose
+    #: body sets ``self.x``; dynamo guards on the attribute, so they run on the first call only
+    once_paths: list[tuple[int, int, str]] = field(default_factory=list)
     #: tests calling a compile-state predicate, in source order
     guards: list[GuardInfo] = field(default_factory=list)
     #: predicate functions defined here (`def is_tracing(...)`): qualname -> tree of what they return
     predicates: dict[str, list] = field(default_factory=dict)
+    #: attribute names the file's module-level code reads on a receiver other than a bare
+    #: ``self`` (``obj.m``, ``getattr(obj, "m")``): a method of the run by that name may be called
+    #: there (what functions read is on each :class:`FunctionInfo`)
+    attribute_names: set[str] = field(default_factory=set)
     size_oblivious: bool = False  # enables backed_size_oblivious
     single_graph: bool = False  # enables any single-graph mode (also mark_unbacked, Dim.DYNAMIC)
 
@@ -150,6 +162,8 @@ class _Summarizer:
                 self.error_paths(stmt)
             if isinstance(stmt, ast.If) and self.guarded(stmt):
                 return
+            if isinstance(stmt, ast.If) and self.functions:
+                self.once(stmt)
             if isinstance(stmt, ast.Assign):
                 self.assign(stmt.targets, stmt.value)
             elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
@@ -234,6 +248,29 @@ class _Summarizer:
                 end = max((s.end_lineno or s.lineno) for s in block)
                 self.summary.error_paths.append((block[0].lineno, end))
 
+    def once(self, node: ast.If) -> None:
+        """``if self.x is None:`` (or ``if not self.x:``) whose body sets ``self.x``: the body
+        runs on the first call; every later call finds the attribute set (dynamo guards on it)."""
+        test = node.test
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            target = test.operand
+        elif (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq))
+              and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value in (None, False)):
+            target = test.left
+        else:
+            return
+        name = dotted_with_super(target) if isinstance(target, ast.Attribute) else None
+        if not name or not name.startswith("self.") or name.count(".") != 1:
+            return
+        for stmt in node.body:
+            for child in ast.walk(stmt):
+                targets = child.targets if isinstance(child, ast.Assign) else (
+                    [child.target] if isinstance(child, (ast.AnnAssign, ast.AugAssign)) else [])
+                if any(dotted_with_super(t) == name for t in targets):
+                    end = max((s.end_lineno or s.lineno) for s in node.body)
+                    self.summary.once_paths.append((node.body[0].lineno, end, name))
+                    return
+
     def guarded(self, node: ast.If) -> bool:
         """Keep an ``if`` whose test calls a compile-state predicate for :func:`classify`, with
         the calls of each branch apart; False when the test calls none."""
@@ -261,6 +298,11 @@ class _Summarizer:
                 self.summary.size_oblivious = self.summary.single_graph = True
             if self.functions and isinstance(target, ast.Attribute) and target.attr == "data":
                 self.functions[-1].mutates_module = True  # `module.weight.data = fused`: surgery
+            if self.functions and (dotted_with_super(target) or "").startswith("self."):
+                for option in (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,):
+                    name = dotted_with_super(option) if isinstance(option, ast.Attribute) else None
+                    if name and name.startswith("self.") and name.count(".") == 1:
+                        self.functions[-1].stored_refs.add(name[5:])
         if not isinstance(value, ast.Call):
             return
         callee = dotted_with_super(value.func)
@@ -279,6 +321,8 @@ class _Summarizer:
     def expressions(self, root: ast.AST) -> None:
         called: set[int] = set()
         for node in walk(root):  # parents come before children: a callee is seen as called
+            if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                self.attribute_name(node.attr)
             if isinstance(node, ast.Call):
                 self.call(node)
                 called.add(id(node.func))
@@ -289,11 +333,17 @@ class _Summarizer:
                 if (dotted_with_super(node.value) or "").endswith("Dim"):
                     self.summary.single_graph = True
 
+    def attribute_name(self, name: str) -> None:
+        (self.functions[-1] if self.functions else self.summary).attribute_names.add(name)
+
     def call(self, node: ast.Call) -> None:
         callee = dotted_with_super(node.func)
         if callee is None:
             return
         last = callee.rsplit(".", 1)[-1]
+        if callee in ("getattr", "hasattr") and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+            if isinstance(node.args[1].value, str):
+                self.attribute_name(node.args[1].value)
         if self.functions:
             if self.guard_at is not None:
                 guard, branch = self.guard_at

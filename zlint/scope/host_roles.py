@@ -48,7 +48,7 @@ ATTENTION_PROCESSOR = re.compile(r"Att(n|ention)\w*Processor")
 _GENERATE = re.compile(r"^_*generate(_|$)|_for_generat(e|ion)$")
 # Modules whose role, by their file name, is host-side: tests and their helpers, configuration.
 _HOST_FILES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^(test_\w+|\w+_test|testing_utils|conftest)\.py$"), "test code"),
+    (re.compile(r"^(test_\w+|\w+_test|tests?|testing|testing_utils|conftest)\.py$"), "test code"),
     (re.compile(r"^configuration_\w+\.py$"), "configuration module"),
 )
 SESSION = re.compile(r"(^|\.)\w*Session$")

@@ -59,15 +59,19 @@ class PendingIndex:
     """The index of one run's files before their summaries are in: what the stores already
     answer, and which files still need a summary (:meth:`wants`)."""
 
-    def __init__(self, files: Iterable[tuple[str, bytes]], cache_file: Path | None = None) -> None:
-        """``files``: each file's path and the bytes read once for the whole run."""
+    def __init__(
+        self, files: Iterable[tuple[str, bytes]], cache_file: Path | None = None, whole: frozenset[str] = frozenset()
+    ) -> None:
+        """``files``: each file's path and the bytes read once for the whole run; ``whole``: the
+        paths whose whole package the run holds (:func:`zlint.scope.classify.classify`)."""
+        self._whole = whole
         self._keys: dict[str, str] = {}  # key (path and bytes) -> path, in the order of the files
         for path, data in files:
             if len(data) <= MAX_FILE_BYTES:
                 key = hashlib.sha256(path.encode("utf-8", "surrogatepass") + b"\0" + data).hexdigest()
                 self._keys[key] = path
         self._cache_file = cache_file
-        self._run = hashlib.sha256("\0".join(self._keys).encode()).hexdigest()
+        self._run = hashlib.sha256("\0".join([*self._keys, "\1", *sorted(whole)]).encode()).hexdigest()
         self._answer_file = _answer_file(cache_file) if cache_file is not None else None
         self._answers = _recent_answers(self._answer_file) if self._answer_file is not None else []
         #: the scopes of a recent run over the same files: no summary needed
@@ -112,7 +116,7 @@ class PendingIndex:
                     fresh = True
             if summary is not None:
                 found.append(summary)
-        scopes = classify(found)
+        scopes = classify(found, self._whole)
         if self._cache_file is not None and self._answer_file is not None:
             self._save(scopes, fresh)
         return ProjectIndex(scopes)
@@ -184,10 +188,13 @@ def _decode_scopes(data: object) -> dict[str, FileScope] | None:
 
 def _encode(summary: FileSummary) -> dict:
     data = dataclasses.asdict(summary)
+    data["attribute_names"] = sorted(data["attribute_names"])
     for function in [*data["functions"].values(), *data["shadowed"]]:
         function["calls"] = sorted(function["calls"])
         function["branch_calls"] = sorted(function["branch_calls"])
         function["refs"] = sorted(function["refs"])
+        function["stored_refs"] = sorted(function["stored_refs"])
+        function["attribute_names"] = sorted(function["attribute_names"])
     return data
 
 
@@ -198,6 +205,8 @@ def _function(f: dict) -> FunctionInfo:
             "calls": set(f["calls"]),
             "branch_calls": set(f["branch_calls"]),
             "refs": set(f["refs"]),
+            "stored_refs": set(f["stored_refs"]),
+            "attribute_names": set(f["attribute_names"]),
             "params": tuple(f["params"]),
         }
     )
@@ -230,6 +239,8 @@ def _decode(data: object) -> FileSummary | None:
                 "compiled_names": [tuple(pair) for pair in data["compiled_names"]],
                 "guards": [_guard(g) for g in data["guards"]],
                 "error_paths": [tuple(span) for span in data["error_paths"]],
+                "once_paths": [tuple(span) for span in data["once_paths"]],
+                "attribute_names": set(data["attribute_names"]),
             }
         )
     except (AssertionError, KeyError, TypeError, AttributeError):

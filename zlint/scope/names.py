@@ -173,11 +173,8 @@ class Project:
         only these of its calls."""
         summary = self.files[path]
         out: list[Key] = []
-        if names is None and function.refs and function.cls:
-            for attr in function.refs:
-                hit = self.method(path, function.cls, attr)
-                if hit is not None:
-                    out.append(hit)
+        if names is None:
+            out.extend(self.referenced(path, function))
         for name in function.calls if names is None else names:
             name = name.removesuffix(".forward").removesuffix(".__call__")
             head, _, rest = name.partition(".")
@@ -216,6 +213,19 @@ class Project:
             file, symbol = found
             if symbol in self.files[file].functions:
                 out.append(found)
+        return out
+
+    def referenced(self, path: str, function: FunctionInfo, names: Iterable[str] | None = None) -> list[Key]:
+        """The methods ``function`` takes as values (``fn = self.loss_labels``; ``names``: only
+        these), whichever override the object has."""
+        out: list[Key] = []
+        if function.cls is None:
+            return out
+        for attr in function.refs if names is None else names:
+            hit = self.method(path, function.cls, attr)
+            if hit is not None:
+                out.append(hit)
+            out.extend(self.overrides(path, function.cls, attr))
         return out
 
     def overrides(self, path: str, cls: str, name: str) -> list[Key]:
