@@ -106,3 +106,24 @@ def test_an_optimizers_params_are_static():
     """``group["params"]`` of ``param_groups`` holds parameters; another key of a group does not."""
     assert codes_at(OPTIMIZER.format(key="params")) == []
     assert [c for _, _, c in codes_at(OPTIMIZER.format(key="state"))] == ["ZL103"]
+
+
+BRANCHES = """\
+import torch
+def f(z, flag):
+    y = torch.relu(z)
+    if flag:
+        y = torch.tensor([])
+    elif len(y) > 4:
+        pass
+    return y
+"""
+
+
+def test_an_else_branch_does_not_see_what_the_if_body_binds():
+    """Only one branch runs: ``len(y)`` in the ``elif`` is the length of ``torch.relu(z)``, not of
+    the empty tensor the ``if`` body binds (whose size is static)."""
+    assert codes_at(BRANCHES) == [(6, 10, "ZL103")]
+    after = BRANCHES.replace("    return y", "    if len(y) > 4:\n        pass\n    return y")
+    # after the statement the latest binding in source order holds, as before
+    assert [c for _, _, c in codes_at(after)] == ["ZL103"]

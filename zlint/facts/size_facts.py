@@ -148,6 +148,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._env: ChainMap[str, Fact | None] = ChainMap({})
         #: per name: PARAMETER/PARAM_GROUP when its latest binding holds one (zlint.facts.parameters)
         self._held: ChainMap[str, str | None] = ChainMap({})
+        #: what the closed branches of the enclosing `if` statements bound (see leave_If)
+        self._branches: list[tuple[dict[str, Fact | None], dict[str, str | None]] | None] = []
         self._functions: list[cst.FunctionDef | cst.Lambda] = []
         #: per enclosing function: the bindings counted so far and the evidence of its body
         self._bindings: list[Bindings] = []
@@ -478,9 +480,38 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
     # -- isinstance narrowing: `if isinstance(x, torch.Tensor):` / `if isinstance(x, list):` --
     def visit_If_body(self, node: cst.If) -> None:
         self._narrowed.append(self._narrowing(node.test))
+        self._open_branch()
 
     def leave_If_body(self, node: cst.If) -> None:
         self._narrowed.pop()
+        self._branches.append(self._close_branch())
+
+    # -- branches: `else`/`elif` do not see what the `if` body binds (only one of them runs);
+    # after the statement the latest binding in source order holds, as everywhere else
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self._open_branch()
+
+    def leave_If_orelse(self, node: cst.If) -> None:
+        self._branches.append(self._close_branch())
+
+    def visit_If(self, node: cst.If) -> None:
+        self._branches.append(None)  # where this statement's branches start
+
+    def leave_If(self, original_node: cst.If) -> None:
+        start = len(self._branches) - 1 - self._branches[::-1].index(None)
+        closed, self._branches = self._branches[start + 1:], self._branches[:start]
+        for env, held in closed:  # the body first, then the else branch: source order
+            self._env.update(env)
+            self._held.update(held)
+
+    def _open_branch(self) -> None:
+        self._env = self._env.new_child()
+        self._held = self._held.new_child()
+
+    def _close_branch(self) -> tuple[dict[str, Fact | None], dict[str, str | None]]:
+        env, held = self._env.maps[0], self._held.maps[0]
+        self._env, self._held = self._env.parents, self._held.parents
+        return env, held
 
     def _narrowing(self, test: cst.BaseExpression) -> tuple[str, tuple[str, int], bool] | None:
         """``(name, binding, is_tensor)`` for a test ``isinstance(name, types)``."""
