@@ -11,6 +11,9 @@ trivial function compiles 2 graphs over that sweep: static at 2, dynamic from 3)
   input dim that varies, 5 graphs.
 - written sizes: a view to ``(b, cfg.nvt, cfg.layers * 2, cfg.heads, cfg.dim // cfg.heads)`` then
   compared on its heads and head dims (peft's prefix cache), 2 graphs.
+- a loop counter named for a width: ``[channel for channel in range(x.shape[1])]`` with the
+  batch varying at 3 channels, 2 graphs; near miss: the same with the channels varying, 5 graphs,
+  and ``range(x.shape[0])`` over the batch, 5 graphs.
 """
 
 from __future__ import annotations
@@ -60,6 +63,9 @@ def codes(body: str) -> list[str]:
         "m = self.scale.float().unsqueeze(0)\nparts = m.unbind(1)",
         # sizes written as arithmetic on attributes
         "q = torch.relu(z).view(z.shape[0], self.heads, self.dim // self.heads)\nif q.shape[2] > 8:\n    pass",
+        # a loop counter named for a width
+        "keep = [channel for channel in range(z.shape[1]) if channel != 1]",
+        "for head in range(z.shape[1]):\n    pass",
     ],
 )
 def test_static_shapes_stay_quiet(body):
@@ -80,6 +86,9 @@ def test_static_shapes_stay_quiet(body):
         ("q = torch.relu(z).view(z.shape[0], self.heads, z.shape[1] // self.heads)\nif q.shape[2] > 8:\n    pass",
          "ZL103"),
         ("q = torch.relu(z).view(x.shape)\nif q.shape[0] > 4:\n    pass", "ZL103"),  # the input's sizes
+        ("keep = [i for i in range(z.shape[1]) if i != 1]", "ZL201"),
+        ("for frame in range(z.shape[1]):\n    pass", "ZL201"),
+        ("for channel_len in range(z.shape[1]):\n    pass", "ZL201"),  # a length, whatever else it says
     ],
 )
 def test_near_misses_stay_flagged(body, code):
