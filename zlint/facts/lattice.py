@@ -47,8 +47,9 @@ class Fact:
     #: TENSOR/SHAPE: dims fixed by what the code does with the tensor (1: channels into a conv,
     #: -1: features into nn.Linear/LayerNorm)
     static_dims: frozenset[int] = frozenset()
-    #: TENSOR: built with a size known up front (``torch.logspace(0, 1, 5)``): iterating it
-    #: unrolls a fixed number of steps
+    #: TENSOR: every dim is static: a parameter or buffer, a tensor built with sizes known up
+    #: front (``torch.logspace(0, 1, 5)``, ``w.view(N * D, H, H)`` of static sizes): iterating,
+    #: unbinding or reading a size of it costs nothing
     fixed: bool = False
     #: SIZE: an upper clamp, ``min(n, 4)``: only values below it vary
     bound: int | None = None

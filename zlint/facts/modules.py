@@ -4,7 +4,8 @@ Read from the assignments anywhere in the class (``__init__`` in practice), once
 ``self.proj = nn.Linear(...)`` makes ``self.proj(x)`` a tensor whose last dim is fixed, and
 tells that ``x``'s last dim is fixed too; ``self.weight = nn.Parameter(...)`` and
 ``self.register_buffer("table", ...)`` name tensors whose shapes dynamo keeps static
-(``force_parameter_static_shapes``).
+(``force_parameter_static_shapes``), and so do the entries of ``self.table = nn.ParameterDict(...)``
+or ``nn.ParameterList(...)``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ TUPLE_LAYERS = frozenset(
      "AdaptiveLogSoftmaxWithLoss", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"}
 )
 PARAMETER_TYPES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+#: containers whose entries are parameters
+PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.ParameterList"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,8 @@ class ClassFacts:
     parameters: frozenset[str] = frozenset()
     #: attr -> the simple name of the class a "module" attribute instantiates (``Block``)
     classes: dict[str, str] = field(default_factory=dict)
+    #: attrs holding an ``nn.ParameterDict``/``nn.ParameterList``
+    parameter_containers: frozenset[str] = frozenset()
 
 
 def layer_kind(qualified: str | None) -> str | None:
@@ -85,19 +90,21 @@ def class_facts(node: cst.ClassDef, qualify: Callable[[cst.BaseExpression], str 
     layers: dict[str, str] = {}
     parameters: set[str] = set()
     classes: dict[str, str] = {}
+    containers: set[str] = set()
     todo: list[cst.CSTNode] = [node.body]
     while todo:
         current = todo.pop()
         if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for statement in current.body:
-                _read(statement, qualify, layers, parameters, classes)
+                _read(statement, qualify, layers, parameters, classes, containers)
         elif isinstance(current, BLOCKS) and not isinstance(current, cst.ClassDef):
             todo.extend(statement_children(current))
-    return ClassFacts(layers, frozenset(parameters), classes)
+    return ClassFacts(layers, frozenset(parameters), classes, frozenset(containers))
 
 
 def _read(
-    statement: cst.BaseSmallStatement, qualify, layers: dict[str, str], parameters: set[str], classes: dict[str, str]
+    statement: cst.BaseSmallStatement, qualify, layers: dict[str, str], parameters: set[str], classes: dict[str, str],
+    containers: set[str],
 ) -> None:
     if isinstance(statement, cst.Assign):
         pairs = [(t.target, statement.value) for t in statement.targets]
@@ -124,6 +131,9 @@ def _read(
         qual = qualify(value.func)
         if qual in PARAMETER_TYPES:
             parameters.add(attr)
+            continue
+        if qual in PARAMETER_CONTAINERS:
+            containers.add(attr)
             continue
         kind = layer_kind(qual)
         if kind is None and _instantiates_module(value.func, qual):

@@ -40,8 +40,9 @@ from zlint.facts.lattice import (
     Kind,
     arith_fact,
 )
-from zlint.facts.literals import number_literal
+from zlint.facts.literals import int_literal, number_literal
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
+from zlint.facts.parameters import PARAMETER, holds_parameter, iterated
 from zlint.facts.tensor_evidence import (
     CHANNEL_OPS,
     DIM_KEYWORDS,
@@ -66,7 +67,7 @@ from zlint.facts.values import (
     returns_tensor,
     returns_tuple_by_flag,
 )
-from zlint.facts.written_shapes import FACTORIES, fixed_size, written_dims
+from zlint.facts.written_shapes import FACTORIES, fixed_size, is_written_size, writes_whole_shape, written_dims
 
 #: Fast path (zlint/engine/prepass.py): no expression is a SIZE or SHAPE (nor a size bool) unless one
 #: of these words occurs in its function or in the module-level code. Keep in step with the
@@ -145,6 +146,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         # which holds the same names once this traversal ends
         self.imports = ImportMap()
         self._env: ChainMap[str, Fact | None] = ChainMap({})
+        #: per name: PARAMETER/PARAM_GROUP when its latest binding holds one (zlint.facts.parameters)
+        self._held: ChainMap[str, str | None] = ChainMap({})
+        #: what the closed branches of the enclosing `if` statements bound (see leave_If)
+        self._branches: list[tuple[dict[str, Fact | None], dict[str, str | None]] | None] = []
         self._functions: list[cst.FunctionDef | cst.Lambda] = []
         #: per enclosing function: the bindings counted so far and the evidence of its body
         self._bindings: list[Bindings] = []
@@ -193,19 +198,20 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         return None
 
     def _is_parameter(self, node: cst.BaseExpression) -> bool:
-        """``self.table`` registered as a parameter/buffer, or ``self.<...>.weight/.bias``:
-        dynamo keeps the shapes of parameters and buffers static."""
-        if not isinstance(node, cst.Attribute):
-            return False
-        root = node.value
-        while isinstance(root, cst.Attribute):
-            root = root.value
-        if not (isinstance(root, cst.Name) and root.value == "self"):
-            return False
-        attr = node.attr.value
-        if attr in {"weight", "bias"}:
-            return True
-        return node.value is root and bool(self._classes) and attr in self._classes[-1][1].parameters
+        """A parameter or buffer (:mod:`zlint.facts.parameters`): dynamo keeps their shapes static."""
+        return holds_parameter(node, self._held.get, self._classes[-1][1] if self._classes else None)
+
+    def _hold_iterated(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """Marks the loop target that takes the parameters (or param groups) ``iterable`` yields."""
+        found = iterated(iterable, self._held.get, self._classes[-1][1] if self._classes else None)
+        if found is None:
+            return
+        what, position = found
+        if position is not None and isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            target = elements[position].value if len(elements) > position else target
+        if isinstance(target, cst.Name):
+            self._held[target.value] = what
 
     def _forward(self, attr: str) -> cst.FunctionDef | None:
         """The ``forward`` of the class that ``self.<attr>`` instantiates, when it is in this module."""
@@ -271,6 +277,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             if named and fact is not None and fact.kind is Kind.SIZE and names_fixed_size(target.value):
                 fact = STATIC
             self._env[target.value] = fact
+            self._held[target.value] = PARAMETER if value is not None and self._is_parameter(value) else None
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             literal = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
@@ -320,6 +327,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
 
     def _enter(self, node: cst.FunctionDef | cst.Lambda) -> Evidence:
         self._env = self._env.new_child()
+        self._held = self._held.new_child()
         self._functions.append(node)
         self._bindings.append(Bindings())
         self._loop_targets.append(set())
@@ -333,6 +341,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
 
     def _leave(self) -> None:
         self._env = self._env.parents
+        self._held = self._held.parents
         self._functions.pop()
         self._bindings.pop()
         self._loop_targets.pop()
@@ -440,6 +449,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         )
         self._count(node.target)
         self._bind(node.target, fact, None, named=False)  # `for dim in x.shape[2:]`: each varies
+        self._hold_iterated(node.target, node.iter)
         if self._bindings and isinstance(node.target, (cst.Name, cst.Tuple)):
             self._loop_targets[-1].update(_names(node.target))
 
@@ -463,14 +473,45 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     if key in evidence.from_callers:
                         fact = None  # a tensor branch no caller reaches
                     break
+        if fact is not None and fact.kind is Kind.TENSOR and self._held.get(name) == PARAMETER:
+            fact = replace(fact, fixed=True)
         self._set(original_node, fact)
 
     # -- isinstance narrowing: `if isinstance(x, torch.Tensor):` / `if isinstance(x, list):` --
     def visit_If_body(self, node: cst.If) -> None:
         self._narrowed.append(self._narrowing(node.test))
+        self._open_branch()
 
     def leave_If_body(self, node: cst.If) -> None:
         self._narrowed.pop()
+        self._branches.append(self._close_branch())
+
+    # -- branches: `else`/`elif` do not see what the `if` body binds (only one of them runs);
+    # after the statement the latest binding in source order holds, as everywhere else
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self._open_branch()
+
+    def leave_If_orelse(self, node: cst.If) -> None:
+        self._branches.append(self._close_branch())
+
+    def visit_If(self, node: cst.If) -> None:
+        self._branches.append(None)  # where this statement's branches start
+
+    def leave_If(self, original_node: cst.If) -> None:
+        start = len(self._branches) - 1 - self._branches[::-1].index(None)
+        closed, self._branches = self._branches[start + 1:], self._branches[:start]
+        for env, held in closed:  # the body first, then the else branch: source order
+            self._env.update(env)
+            self._held.update(held)
+
+    def _open_branch(self) -> None:
+        self._env = self._env.new_child()
+        self._held = self._held.new_child()
+
+    def _close_branch(self) -> tuple[dict[str, Fact | None], dict[str, str | None]]:
+        env, held = self._env.maps[0], self._held.maps[0]
+        self._env, self._held = self._env.parents, self._held.parents
+        return env, held
 
     def _narrowing(self, test: cst.BaseExpression) -> tuple[str, tuple[str, int], bool] | None:
         """``(name, binding, is_tensor)`` for a test ``isinstance(name, types)``."""
@@ -492,7 +533,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         attr = original_node.attr.value
         receiver = self.fact(original_node.value)
         if attr == "shape":
-            if self._is_parameter(original_node.value):
+            if self._is_parameter(original_node.value) or (receiver is not None and receiver.fixed):
                 self._set(original_node, STATIC)
             elif receiver is not None and receiver.kind is Kind.TENSOR and receiver.static_dims:
                 self._set(original_node, Fact(Kind.SHAPE, static_dims=receiver.static_dims))
@@ -505,7 +546,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         elif attr in {"T", "mT", "H", "mH", "data", "grad", "real", "imag"} and (
             self._kind(original_node.value) is Kind.TENSOR
         ):
-            self._set(original_node, TENSOR)
+            self._set(original_node, Fact(Kind.TENSOR, fixed=True) if self._is_parameter(original_node) else TENSOR)
         elif (
             self._container_attrs
             and isinstance(original_node.value, cst.Name)
@@ -513,6 +554,37 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             and attr in self._container_attrs[-1]
         ):
             self._set(original_node, CONTAINER)
+
+    # -- comprehensions: their targets take parameters too (`sum(p.numel() for p in m.parameters())`)
+    def _enter_comprehension(self, node: cst.BaseComp) -> None:
+        self._held = self._held.new_child()
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:  # the targets are bound before the element is read
+            for name in _names(comp.target):
+                self._held[name] = None
+            self._hold_iterated(comp.target, comp.iter)
+            comp = comp.inner_for_in
+
+    def _leave_comprehension(self) -> None:
+        self._held = self._held.parents
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self._leave_comprehension()
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._enter_comprehension(node)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self._leave_comprehension()
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._enter_comprehension(node)
 
     def leave_Dict(self, original_node: cst.Dict) -> None:
         self._set(original_node, CONTAINER)
@@ -524,9 +596,11 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._set(original_node, CONTAINER)
 
     def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self._leave_comprehension()
         self._set(original_node, CONTAINER)
 
     def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self._leave_comprehension()
         self._set(original_node, CONTAINER)
 
     def leave_Call(self, original_node: cst.Call) -> None:
@@ -536,11 +610,23 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         elif fact is None and is_container_value(original_node, self.imports.qualify):
             fact = CONTAINER
         if fact is not None and fact.kind is Kind.TENSOR:
-            receiver = self.fact(original_node.func.value) if isinstance(original_node.func, cst.Attribute) else None
-            written = written_dims(original_node, self.imports.qualify, receiver.static_dims if receiver else None)
-            if written:  # pos.expand(3, b, -1): dim 0 is 3 for every input; .float() keeps it
-                fact = replace(fact, static_dims=fact.static_dims | written)
+            fact = self._written_shape(original_node, fact)
         self._set(original_node, fact)
+
+    def _written_shape(self, node: cst.Call, fact: Fact) -> Fact:
+        """``fact`` with the dims ``node`` writes down (or keeps from its receiver) made static."""
+        receiver = self.fact(node.func.value) if isinstance(node.func, cst.Attribute) else None
+        static = self._is_static
+        written = written_dims(node, self.imports.qualify, receiver.static_dims if receiver else None, static)
+        if written:  # pos.expand(3, b, -1): dim 0 is 3 for every input; .float() keeps it
+            fact = replace(fact, static_dims=fact.static_dims | written)
+        receiver_fixed = receiver is not None and receiver.fixed
+        if self._is_parameter(node) or writes_whole_shape(node, self.imports.qualify, receiver_fixed, static):
+            fact = replace(fact, fixed=True)  # p.float(), w.view(N * D, H, H): every dim static
+        return fact
+
+    def _is_static(self, node: cst.BaseExpression) -> bool:
+        return self._kind(node) is Kind.STATIC
 
     def _is_mask_call(self, node: cst.Call) -> bool:
         """A tensor-valued call that yields bools: ``torch.isnan(x)``, ``x.gt(0)``, ``x.bool()``."""
@@ -567,7 +653,9 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             receiver = self.fact(func.value)
-            if method in {"size", "numel", "nelement"} and self._is_parameter(func.value):
+            if method in {"size", "numel", "nelement"} and (
+                self._is_parameter(func.value) or (receiver is not None and receiver.fixed)
+            ):
                 return STATIC
             dims = receiver.static_dims if receiver is not None and receiver.kind is Kind.TENSOR else frozenset()
             if method == "size" and not args:
@@ -635,6 +723,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             if name == "len" and len(positional) == 1:
                 arg = positional[0].value
                 kind = self._kind(arg)
+                if self._is_parameter(arg) or (kind is Kind.TENSOR and self.fact(arg).fixed):
+                    return STATIC
                 if kind is Kind.SHAPE:
                     return RANK
                 if kind is Kind.TENSOR:
@@ -722,7 +812,27 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             self._set(original_node, TENSOR)  # x.split(2)[0], x.max(dim=1)[0]
         elif kind is Kind.TENSOR:
             # indexing a mask keeps a mask (m[:, 0]); indexing with a mask selects
-            self._set(original_node, self.fact(original_node.value))
+            assert value is not None
+            if value.fixed and not self._static_index(original_node):
+                value = replace(value, fixed=False)  # p[:n], p[idx]: sized by the index
+            self._set(original_node, value)
+
+    def _static_index(self, node: cst.Subscript) -> bool:
+        """Every element of the subscript keeps a static shape static: an int (``p[0]``, ``p[i]``,
+        ``None``, ``...``) or a slice whose bounds are written sizes (``p[:, :self.k]``)."""
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Slice):
+                bounds = (index.lower, index.upper, index.step)
+                if not all(b is None or is_written_size(b, self._is_static) for b in bounds):
+                    return False
+            elif not (
+                int_literal(index.value) is not None or isinstance(index.value, cst.Ellipsis)
+                or (isinstance(index.value, cst.Name) and index.value.value == "None")
+                or self._kind(index.value) in (Kind.SIZE, Kind.STATIC, Kind.RANK)
+            ):
+                return False
+        return True
 
     def leave_BinaryOperation(self, original_node: cst.BinaryOperation) -> None:
         left, right = self.fact(original_node.left), self.fact(original_node.right)

@@ -35,6 +35,7 @@ from zlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix
 from zlint.core.settings import Settings
 from zlint.core.torch_versions import LIMIT_KEYS, TorchData, parse_version, target_torch_version, torch_data
 from zlint.cst.batched import visit
+from zlint.facts.comparisons import names_fixed_size
 from zlint.facts.compile_calls import CompileCall, compile_call, is_none, literal_bool, literal_string, literal_type
 from zlint.facts.compiled_scope import CompileSite, Dynamic
 from zlint.facts.condition_facts import ConditionAtomsProvider, declared_static
@@ -62,8 +63,8 @@ __all__ = [
     "literal_bool", "literal_string", "literal_type",
     # conditions, comparisons, dims, literals, specialization
     "ConditionAtomsProvider", "DIM_FACTORIES", "MARK_FUNCTIONS", "StaticDimsProvider", "Versus",
-    "condition_atoms", "declared_static", "int_literal", "mark_kind", "number_literal", "only_raises",
-    "positional_params", "specializing_use",
+    "condition_atoms", "declared_static", "int_literal", "mark_kind", "names_fixed_size", "number_literal",
+    "only_raises", "positional_params", "specializing_use",
     # the candidate stage: a function's ast summary and the predicates rules declare as `candidate`
     "FunctionSummary", "at_compile_sites", "callee_name", "size_branch", "size_compared_with_zero_or_one",
     "size_tested_for_truth", "size_zero_test", "spells",

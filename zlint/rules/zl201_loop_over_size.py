@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, Kind, SizeFactsRule, visit
+from zlint.rules.api import SIZE_WORDS, Kind, SizeFactsRule, names_fixed_size, visit
 from zlint.rules.calls import positional, snippet
 
 
@@ -17,21 +17,32 @@ class LoopOverSize(SizeFactsRule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        #: range() calls of loops whose counter picks an entry of a container the model holds
+        #: range() calls of loops whose counter picks an entry of a container the model holds, or
+        #: names a width (`for channel in range(x.shape[1])`)
         self._structural: set[int] = set()
 
     def visit_For(self, node: cst.For) -> None:
         # `for level in range(h.shape[1]): self.class_embed[level](...)`: one step per layer
         # (per axis, per head) of the model, a count its structure fixes, not a varying size
-        loop = node.iter
-        if (
-            isinstance(node.target, cst.Name) and isinstance(loop, cst.Call) and isinstance(loop.func, cst.Name)
-            and loop.func.value == "range" and any(self.is_kind(a, Kind.SIZE) for a in positional(loop))
-        ):
+        if self._sized_range(node.target, node.iter):
+            assert isinstance(node.target, cst.Name)
             finder = _HeldEntries(node.target.value)
             visit(node.body, finder)
-            if finder.found:
+            if finder.found or names_fixed_size(node.target.value):
                 self._structural.add(id(node.iter))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        # `[c for channel in range(x.shape[1])]`: the counter names a width the model fixes
+        # (measured: batch and spatial sizes varying at 3 channels add no graph)
+        if self._sized_range(node.target, node.iter) and names_fixed_size(node.target.value):
+            self._structural.add(id(node.iter))
+
+    def _sized_range(self, target: cst.BaseExpression, loop: cst.BaseExpression) -> bool:
+        """``for <name> in range(<size>)``."""
+        return (
+            isinstance(target, cst.Name) and isinstance(loop, cst.Call) and isinstance(loop.func, cst.Name)
+            and loop.func.value == "range" and any(self.is_kind(a, Kind.SIZE) for a in positional(loop))
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         if not (isinstance(node.func, cst.Name) and node.func.value == "range") or id(node) in self._structural:

@@ -93,8 +93,10 @@ class OutputCountDependsOnSize(SizeFactsRule):
         if int_literal(dim) == -1:
             return  # the last dim is the feature dim in model code: static
         fact = self.fact(tensor) if tensor is not None else None
-        if fact is not None and int_literal(dim) in fact.static_dims:
-            return  # split along channels into a conv, features into a Linear: fixed by weights
+        if fact is not None and (fact.fixed or int_literal(dim) in fact.static_dims):
+            # split along channels into a conv, features into a Linear: fixed by weights; any dim
+            # of a parameter (or a view of static sizes): measured, no graph as inputs vary
+            return
         if op != "unbind":
             count = int_literal(pieces)
             if op == "chunk":
