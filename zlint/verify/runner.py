@@ -599,8 +599,12 @@ def _display(real: str, paths: list[str]) -> str:
     return real
 
 
-def fails(d: Diagnostic, strict: bool = False) -> bool:
-    """Whether a finding fails a ``--verify`` run: CONFIRMED always, UNVERIFIABLE when strict."""
+def fails(d: Diagnostic, fail_on: str = "findings", strict: bool = False) -> bool:
+    """Whether a finding fails a ``--verify`` run. ``findings``: every one, whatever its status
+    (inputs that cannot be built must not let a finding through CI); ``confirmed``: CONFIRMED
+    ones, and UNVERIFIABLE ones too when ``strict``."""
+    if fail_on == "findings":
+        return True
     status = (d.verify or {}).get("status")
     return status == CONFIRMED or (strict and status == UNVERIFIABLE)
 
