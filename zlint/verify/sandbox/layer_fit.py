@@ -133,6 +133,9 @@ def first_that_runs(plan: Plan, call: Callable, make_from_plan: Callable, sizes:
                 args, kwargs = make(n)
                 with torch.no_grad():
                     call(*args, **kwargs)
+            except SystemExit:  # user code exits: the sweep reports that, not a variant
+                plan.tried = tried
+                return plan
             except Exception as exc:  # user code: this variant does not fit it
                 text = str(exc).splitlines()[0][:120] if str(exc) else ""
                 failure = f"{type(exc).__name__}: {text}".rstrip(": ")
