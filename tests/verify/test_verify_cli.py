@@ -169,19 +169,27 @@ def test_text_output_shows_status_and_evidence(project):
     assert "(default, line 7, size 3)" in lines[1]
 
 
-def test_not_observed_and_unverifiable_alone_do_not_fail_unless_strict(project):
+def test_not_observed_and_unverifiable_still_fail_unless_fail_on_confirmed(project):
+    # findings remain whatever --verify could tell of them: exit 1, as plain zlint on the same files
     proc = run_zlint("--verify", "--backend", "eager", "--format", "json", "quiet", cwd=project)
     findings = _json(proc)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
+    assert run_zlint("quiet", cwd=project).returncode == 1
     maybe = _at(findings, "quiet.py", 6, "ZL101")
     assert maybe["status"] == "NOT OBSERVED"
     assert "likely a false positive" in maybe["note"]
     needs = _at(findings, "quiet.py", 17, "ZL101")
     assert needs["status"] == "UNVERIFIABLE"
     assert "Needs() cannot build" in needs["reason"] and "register an example with a factory" in needs["reason"]
-    strict = run_zlint("--verify", "--verify-strict", "--backend", "eager", "quiet", cwd=project)
+    assert {d["verify"]["status"] for d in findings} == {"NOT OBSERVED", "UNVERIFIABLE"}
+    confirmed_only = run_zlint("--verify", "--verify-fail-on", "confirmed", "--backend", "eager", "quiet", cwd=project)
+    assert confirmed_only.returncode == 0, confirmed_only.stderr
+    strict = run_zlint(
+        "--verify", "--verify-fail-on", "confirmed", "--verify-strict", "--backend", "eager", "quiet", cwd=project
+    )
     assert strict.returncode == 1, strict.stderr
     assert "[UNVERIFIABLE]" in strict.stdout and "[NOT OBSERVED]" in strict.stdout
+    assert run_zlint("--verify", "--exit-zero", "--backend", "eager", "quiet", cwd=project).returncode == 0
 
 
 def test_bad_sizes_is_a_usage_error(project):

@@ -144,7 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--verify-timeout", type=_seconds, default=120.0, metavar="SECONDS", help="per-function limit (default 120)"
     )
-    verify.add_argument("--verify-strict", action="store_true", help="also fail on UNVERIFIABLE findings")
+    verify.add_argument(
+        "--verify-fail-on", choices=("findings", "confirmed"), default="findings",
+        help="findings (default): exit 1 on every finding left, whatever its verify status, as without "
+        "--verify; confirmed: only on CONFIRMED ones",
+    )
+    verify.add_argument(
+        "--verify-strict", action="store_true", help="with --verify-fail-on confirmed: also fail on UNVERIFIABLE"
+    )
     verify.add_argument(
         "--verbose", action="store_true",
         help="with --verify: explain effects set aside as torch's own (size pins inside ops, mode caveats)",
@@ -310,10 +317,10 @@ def check(args: argparse.Namespace) -> int:
         print(f"Found {len(diagnostics)} {noun} in {n} file{'s' if n != 1 else ''}.", file=sys.stderr)
     if errors:
         return EXIT_ERROR
-    if args.verify:  # CONFIRMED (or a mismatch) fails; NOT OBSERVED alone does not
+    if args.verify:  # by default every finding fails, verified or not: --verify only adds proof
         from zlint.verify.runner import fails
 
-        failing = [d for d in diagnostics if fails(d, args.verify_strict)]
+        failing = [d for d in diagnostics if fails(d, args.verify_fail_on, args.verify_strict)]
         return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
     return EXIT_FINDINGS if diagnostics and not args.exit_zero else EXIT_CLEAN
 

@@ -155,7 +155,7 @@ class Pool:
         self.workers = [Worker(env) for _ in range(max(1, jobs))]
         self.timeout = timeout
 
-    def run(self, jobs: list[dict], progress: Callable[[int, int], None] | None = None) -> list[dict]:
+    def run(self, jobs: list[dict], progress: Callable[[int, int, str], None] | None = None) -> list[dict]:
         results: list[dict | None] = [None] * len(jobs)
         todo: queue.Queue = queue.Queue()
         for index, _job in enumerate(jobs):
@@ -171,6 +171,9 @@ class Pool:
                     return
                 job = jobs[index]
                 started = time.monotonic()
+                if progress:
+                    with lock:
+                        progress(done[0], len(jobs), job.get("qualname", ""))
                 try:
                     reply = worker.request(job, self.timeout)
                     result = reply.get("report") or _failed(job, f"bad worker reply: {reply}", 0.0)
@@ -185,7 +188,7 @@ class Pool:
                 with lock:
                     done[0] += 1
                     if progress:
-                        progress(done[0], len(jobs))
+                        progress(done[0], len(jobs), "")
 
         threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in self.workers[: max(1, len(jobs))]]
         for thread in threads:

@@ -40,6 +40,7 @@ from zlint.verify.evidence import (
 )
 from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
+from zlint.verify.progress import Progress
 from zlint.verify.thresholds import known_ints, module_constants, threshold_sizes
 
 #: runtime-only codes: which evidence kinds each one reports
@@ -308,21 +309,12 @@ def runtime_diagnostics(
     return out
 
 
-def _progress(done: int, total: int) -> None:
-    width = 30
-    filled = width * done // max(total, 1)
-    sys.stderr.write(f"\rzlint --verify [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
 def verify(
     diagnostics: list[Diagnostic],
     linted: list[tuple[str, frozenset[str]]],
     options: VerifyOptions,
     configured: Iterable[str] = (),
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> tuple[list[Diagnostic], list[FunctionReport]]:
     """Verify the functions behind ``diagnostics`` (and functions with registered examples in the
     ``linted`` files); return the diagnostics with ``verify`` filled in plus ZL8xx findings."""
@@ -335,13 +327,15 @@ def verify(
     skip = {os.path.realpath(f) for f in example_files}
     example_files += [p for p in paths if _registers_examples(p) and os.path.realpath(p) not in skip]
 
-    if progress is None and sys.stderr.isatty():
-        progress = _progress
+    if progress is None:
+        progress = Progress.for_terminal()
     compilable = any(d.function and (_verifiable_code(d.code) or d.code in CALLSITE_CODES) for d in diagnostics)
     if not example_files and not compilable:
         # nothing to compile: no worker (and no torch import) at all
         return sorted(_unverified(d) for d in diagnostics), []
     pool = Pool(options.jobs, options.timeout, options.memory)
+    if isinstance(progress, Progress):
+        progress.starting()
     trees: dict[str, ast.Module | None] = {}
     related: dict[tuple[str, str, int], set[int]] = {}
     try:
@@ -472,6 +466,8 @@ def verify(
         info = pick(infos)
         if info.get("function") != d.function:
             info["through"] = info["function"]  # verified with that function's inputs: it calls this one
+        if info["status"] == UNVERIFIABLE:
+            info = actionable(info, report or reports.get(entry), key, sorted(lines), trees)
         out.append(replace(d, verify=info))
     runtime: dict[tuple[str, int, str], Diagnostic] = {}
     for key, report in reports.items():
@@ -502,6 +498,22 @@ def verify(
                 pass
         out.extend(found)
     return share_evidence(sorted(out)), [*reports.values(), *caller_reports.values()]
+
+
+def actionable(info: dict, report: FunctionReport | None, key: tuple[str, str], lines: list[int], trees: dict) -> dict:
+    """An UNVERIFIABLE verdict with what to do about it: the inputs tried (none when none could be
+    built) and a ready ``example(...)`` registration with the synthesized shapes."""
+    tried = f"{report.inputs}: {report.input_detail}".strip(": ") if report is not None else ""
+    func = _parsed_function(key[0], key[1], trees)
+    if func is None:
+        return dict(info, inputs=tried or "none built")
+    from zlint.verify.stubs import class_node, example_stub
+    from zlint.verify.synth import plan_inputs
+
+    tree = trees[key[0]]
+    is_method = class_node(tree, key[1]) is not None
+    plan = plan_inputs(func, lines, is_method, known_ints(tree, func))
+    return dict(info, inputs=tried or "none built", example=example_stub(key[0], tree, key[1], plan))
 
 
 def route_helpers(
@@ -599,8 +611,12 @@ def _display(real: str, paths: list[str]) -> str:
     return real
 
 
-def fails(d: Diagnostic, strict: bool = False) -> bool:
-    """Whether a finding fails a ``--verify`` run: CONFIRMED always, UNVERIFIABLE when strict."""
+def fails(d: Diagnostic, fail_on: str = "findings", strict: bool = False) -> bool:
+    """Whether a finding fails a ``--verify`` run. ``findings``: every one, whatever its status
+    (inputs that cannot be built must not let a finding through CI); ``confirmed``: CONFIRMED
+    ones, and UNVERIFIABLE ones too when ``strict``."""
+    if fail_on == "findings":
+        return True
     status = (d.verify or {}).get("status")
     return status == CONFIRMED or (strict and status == UNVERIFIABLE)
 
@@ -619,6 +635,14 @@ def run_from_cli(options: VerifyOptions, diagnostics: list[Diagnostic], linted: 
         verified, reports = verify(diagnostics, pairs, options, configured)
     except VerifyError as exc:
         return str(exc)
+    if options.verbose:  # what an UNVERIFIABLE finding was tried with, and what to register
+        for d in verified:
+            info = d.verify or {}
+            if info.get("status") == UNVERIFIABLE and info.get("example"):
+                where = f"zlint: verify: {d.path}:{d.line}: {d.code}"
+                print(f"{where}: inputs tried: {info['inputs']}", file=sys.stderr)
+                print(f"{where}: register an example:\n    " + info["example"].replace("\n", "\n    "),
+                      file=sys.stderr)
     if options.verbose:  # what was set aside as torch's own behaviour, not the code's
         for report in reports:
             where = f"{_display(report.path, [p for p, _ in linted])}:{report.first_line}"

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from zlint.core.ast_walk import dotted_path
+from zlint.verify.annotations import declared, value_for
 
 #: size of every dim the sweep does not drive (not in the default sweep, so never duck-sized with it)
 FIXED = 4
 DEFAULT_RANK = 2
-_TENSOR_NAMES = {"Tensor", "torch.Tensor", "FloatTensor", "LongTensor", "BoolTensor"}
 _DTYPES = {
     "Float": "float", "Float32": "float", "Float64": "float", "Shaped": "float", "Num": "float",
     "Real": "float", "Inexact": "float", "Int": "int", "Int64": "int", "Int32": "int", "Integer": "int",
@@ -31,10 +32,11 @@ _TENSOR_METHODS = {
 @dataclass
 class Param:
     name: str
-    kind: str  # "tensor", "default" (leave it out), "int"
+    kind: str  # "tensor", "default" (leave it out), "value" (a plain value that fits the annotation)
     labels: list[str] = field(default_factory=list)  # one per dim; a digit string is a fixed size
     dtype: str = "float"
     keyword_only: bool = False
+    value: Any = None  # for "value": an int, float, bool or list of ints
 
 
 @dataclass
@@ -43,9 +45,16 @@ class Plan:
     params: list[Param] = field(default_factory=list)
     swept: list[str] = field(default_factory=list)  # labels driven by the sweep
     problem: str = ""  # non-empty: no inputs can be made, and why
-    #: tensor parameters whose rank nothing in the source fixed, and the ``self.<name>(param)``
-    #: submodules they are passed to: the built module's layer types can still fix it
+    #: per tensor parameter, the ``self.<name>(param)`` submodules it is passed to: the built
+    #: module's layers can fix its rank and the widths they take
     submodules: dict[str, list[str]] = field(default_factory=dict)
+    #: tensor parameters whose rank nothing in the source fixed: the layers they feed may
+    rank_open: set[str] = field(default_factory=set)
+    #: tensor parameters whose rank is only the least their indexing needs: more may fit
+    rank_guessed: set[str] = field(default_factory=set)
+    #: inputs tried before these, each with how the function failed eagerly on them
+    tried: list[str] = field(default_factory=list)
+    fits: bool = True  # False: the function failed eagerly on every variant tried
     #: local names bound to a size of a parameter (``n = x.size(0)``)
     size_names: list[str] = field(default_factory=list)
 
@@ -57,8 +66,8 @@ class Plan:
                     "n" if lab in self.swept else (lab if lab.isdigit() else str(FIXED)) for lab in p.labels
                 )
                 parts.append(f"{p.name}[{dims}]")
-            elif p.kind == "int":
-                parts.append(f"{p.name}={FIXED}")
+            elif p.kind == "value":
+                parts.append(f"{p.name}={p.value!r}")
         return " ".join(parts)
 
 
@@ -101,14 +110,6 @@ def _jaxtyping(annotation: ast.expr | None) -> tuple[str, list[str]] | None:
         token = token.lstrip("*#").split("=")[0]
         labels.append("..." if token in ("...", "") else token)
     return dtype, labels
-
-
-def _is_tensor_annotation(annotation: ast.expr | None) -> bool:
-    if annotation is None:
-        return False
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        return annotation.value in _TENSOR_NAMES
-    return (dotted_path(annotation) or "") in _TENSOR_NAMES
 
 
 def _int_index(node: ast.expr) -> int | None:
@@ -158,7 +159,10 @@ class _Usage(ast.NodeVisitor):
         #: names with a known int value (a parameter left at ``axis: int = -1``, a module constant)
         self.constants = constants or {}
         self.min_rank: dict[str, int] = {}
-        self.exact_rank: dict[str, int] = {}
+        self.exact_rank: dict[str, int] = {}  # from the function's own unpacking or asserts
+        self.op_rank: dict[str, int] = {}  # from the ops and layers a parameter is passed to
+        #: the first line that rebinds each name: a call after it sees another value
+        self.rebound: dict[str, int] = {}
         self.used_as_tensor: set[str] = set()
         self.size_names: dict[str, set[tuple[str, int]]] = {}
         self.dtype: dict[str, str] = {}  # parameters an op needs as integer indices
@@ -292,13 +296,14 @@ class _Usage(ast.NodeVisitor):
         first = node.args[0] if node.args else None
         if dotted_path(node.func) in ("torch._assert", "_assert") and first is not None:
             self._asserted_rank(first)
-        if isinstance(first, ast.Name) and first.id in self.params:
+        fresh = isinstance(first, ast.Name) and node.lineno <= self.rebound.get(first.id, node.lineno)
+        if isinstance(first, ast.Name) and first.id in self.params and fresh:
             callee = dotted_path(node.func) or ""
             if callee.startswith("self.") and callee.count(".") == 1:
                 self.submodules.setdefault(first.id, []).append(callee[5:])
             rank, dtype = _op_need(callee)
             if rank is not None:
-                self.exact_rank[first.id] = rank
+                self.op_rank.setdefault(first.id, rank)
                 self.used_as_tensor.add(first.id)
             if dtype is not None:
                 self.dtype[first.id] = dtype
@@ -322,6 +327,11 @@ def plan_inputs(
     defaults |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
     names = {a.arg for a in positional} | {a.arg for a in args.kwonlyargs}
     usage = _Usage(names, {k: v for k, v in (constants or {}).items() if k not in names or k in defaults})
+    for stmt in func.body:  # only unconditional rebinding: a branch may leave the parameter as is
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in names:
+                    usage.rebound[node.id] = min(node.lineno, usage.rebound.get(node.id, node.lineno))
     usage.visit(func)
     # size names bound on one line and read on another need a second pass over assignments
     usage.visit(func)
@@ -338,19 +348,35 @@ def plan_inputs(
             dtype, labels = jax[name]
             plan.params.append(Param(name, "tensor", labels, dtype, keyword_only))
             continue
-        if has_default and name not in usage.used_as_tensor:
-            plan.params.append(Param(name, "default", keyword_only=keyword_only))
+        kind = declared(arg.annotation)
+        if kind is not None and kind.not_a_tensor:
+            # the annotation says what callers pass: never a tensor here, whatever the uses say
+            if has_default:
+                plan.params.append(Param(name, "default", keyword_only=keyword_only))
+                continue
+            known, value = value_for(name, kind, FIXED)
+            if not known:
+                plan.problem = (f"{func.name} needs a value for `{name}: {ast.unparse(arg.annotation)}`: "
+                                "register an example")
+                return plan
+            plan.params.append(Param(name, "value", keyword_only=keyword_only, value=value))
             continue
-        annotation = (dotted_path(arg.annotation) or "") if arg.annotation is not None else ""
-        if annotation in ("int", "float", "bool"):
-            plan.params.append(Param(name, "int", keyword_only=keyword_only))
-            continue
-        if has_default and not _is_tensor_annotation(arg.annotation):
+        if has_default and (name not in usage.used_as_tensor or kind is None):
             plan.params.append(Param(name, "default", keyword_only=keyword_only))
             continue
         # an unannotated parameter without a default is taken as a tensor: eager will tell
-        rank = usage.exact_rank.get(name, max(DEFAULT_RANK, usage.min_rank.get(name, 0)))
-        if name not in usage.exact_rank and name in usage.submodules and usage.min_rank.get(name, 0) <= DEFAULT_RANK:
+        # the function's own unpacking and asserts first, then the ops it feeds (unless its own
+        # indexing needs more dims), then the fewest dims its indexing needs
+        least = usage.min_rank.get(name, 0)
+        rank = usage.exact_rank.get(name)
+        if rank is None and usage.op_rank.get(name, 0) >= least:
+            rank = usage.op_rank.get(name)
+        if rank is None:
+            rank = max(DEFAULT_RANK, least)
+            plan.rank_guessed.add(name)
+            if name in usage.submodules and least <= DEFAULT_RANK:
+                plan.rank_open.add(name)
+        if name in usage.submodules:
             plan.submodules[name] = usage.submodules[name]
         dtype = usage.dtype.get(name, "float")
         plan.params.append(Param(name, "tensor", [f"{name}.{i}" for i in range(rank)], dtype, keyword_only))

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import zlint.verify.examples as examples
-from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs, rank_of_layer
+from zlint.verify.sandbox.layer_fit import first_that_runs, fit_layers
+from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs
 from zlint.verify.thresholds import known_ints, open_thresholds
 
 
@@ -95,8 +96,8 @@ def make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
         for p in plan.params:
             if p.kind == "default":
                 continue
-            if p.kind == "int":
-                value: Any = FIXED
+            if p.kind == "value":
+                value: Any = p.value
             else:
                 shape = [n if lab in plan.swept else (int(lab) if lab.isdigit() else FIXED) for lab in p.labels]
                 if p.dtype == "int":
@@ -159,7 +160,29 @@ def _guessed_arguments(owner: type) -> dict[str, Any] | None:
     return guessed or None
 
 
-def _instance(owner: type, registered: examples.Example | None) -> tuple[Any, str]:
+def reads_training(node: ast.AST) -> bool:
+    """Whether a method reads ``self.training`` (``if self.training and x.size(0) > 1:``): its
+    branches exist only in training mode, so it is verified there."""
+    return any(
+        isinstance(n, ast.Attribute) and n.attr == "training" and isinstance(n.value, ast.Name) and n.value.id == "self"
+        for n in ast.walk(node)
+    )
+
+
+def _set_mode(obj: Any, training: bool) -> None:
+    """Eval mode, or training mode with dropout layers still off (their outputs are random)."""
+    if not (hasattr(obj, "eval") and callable(obj.eval)):
+        return
+    if not training:
+        obj.eval()  # dropout off: compiled and eager outputs must be comparable
+        return
+    obj.train()
+    for module in obj.modules():
+        if "dropout" in type(module).__name__.lower():
+            module.eval()
+
+
+def _instance(owner: type, registered: examples.Example | None, training: bool = False) -> tuple[Any, str]:
     """The object whose method is verified, and how it was built (empty: a factory or ``owner()``)."""
     built = ""
     if registered is not None and registered.factory is not None:
@@ -181,40 +204,16 @@ def _instance(owner: type, registered: examples.Example | None) -> tuple[Any, st
                     f"method of {owner.__name__}, which {owner.__name__}() cannot build ({type(exc).__name__}: "
                     f"{str(exc).splitlines()[0][:100] if str(exc) else ''}); register an example with a factory"
                 ) from None
-    if hasattr(obj, "eval") and callable(obj.eval):
-        obj.eval()  # dropout off: compiled and eager outputs must be comparable
+    _set_mode(obj, training and registered is None)
     return obj, built
-
-
-def _layer_types(module: Any) -> list[str]:
-    """Class names from ``module`` down its first children (a Sequential's first layer)."""
-    names = []
-    for _ in range(4):
-        if module is None:
-            break
-        names.append(type(module).__name__)
-        children = getattr(module, "children", None)
-        module = next(iter(children()), None) if callable(children) else None
-    return names
-
-
-def _rank_from_layers(plan: Plan, obj: Any) -> None:
-    """Give a tensor parameter the rank of the layer it is passed to (``self.squeeze(x)`` where
-    ``squeeze`` is a ``Conv2d``: rank 4), when the source itself fixed no rank."""
-    if obj is None:
-        return
-    for param in plan.params:
-        for attr in plan.submodules.get(param.name, []):
-            rank = rank_of_layer(_layer_types(getattr(obj, attr, None)))
-            if rank is not None:
-                param.labels = param.labels[:1] + [f"{param.name}.{i}" for i in range(1, rank)]
-                break
 
 
 class _Located:
     """A function or method found in its file's ``ast`` and in the imported module."""
 
-    __slots__ = ("file", "tree", "node", "first", "last", "module", "registered", "is_method", "call", "built")
+    __slots__ = (
+        "file", "tree", "node", "first", "last", "module", "registered", "is_method", "call", "built", "training",
+    )
 
 
 def _locate(path: str, qualname: str) -> _Located:
@@ -246,9 +245,12 @@ def _locate(path: str, qualname: str) -> _Located:
     found.is_method = inspect.isclass(owner) and not isinstance(
         inspect.getattr_static(owner, parts[-1]), (staticmethod, classmethod)
     )
-    found.built = ""
+    found.built, found.training = "", False
     if found.is_method:
-        obj, found.built = _instance(owner, registered)
+        found.training = registered is None and reads_training(node)
+        obj, found.built = _instance(owner, registered, found.training)
+        if found.training:
+            found.built = f"{found.built or owner.__name__ + '()'} in training mode"
         found.call = getattr(obj, parts[-1])
     else:
         found.call = getattr(owner, parts[-1])
@@ -276,14 +278,22 @@ def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | N
         if plan.problem:
             raise Unverifiable(plan.problem)
         if found.is_method:
-            _rank_from_layers(plan, getattr(call, "__self__", None))
+            fit_layers(plan, getattr(call, "__self__", None))
+        plan = first_that_runs(plan, call, make_from_plan)
         make = make_from_plan(plan)
         source, detail = plan.source, plan.describe()
         if found.built:
             detail = f"{detail} on {found.built}"
+        if not plan.fits:
+            detail = f"each failed eagerly: {'; '.join(plan.tried)}"
+        elif plan.tried:
+            detail = f"{detail} (tried first: {'; '.join(plan.tried)})"
         if sizes:
             open_lines = open_thresholds(found.tree, focus_lines, sizes, found.node, plan.size_names)
-    subject = Subject(call, make, str(found.file), found.first, found.last, qualname, open_thresholds=open_lines)
+    subject = Subject(
+        call, make, str(found.file), found.first, found.last, qualname, open_thresholds=open_lines,
+        random_outputs=found.training,
+    )
     return subject, source, detail, (registered.sizes if registered else None)
 
 
