@@ -675,3 +675,60 @@ def test_one_time_set_up_that_caches_on_the_module_runs_on_the_first_call_only()
         ("compiled", "forward of Pooler"),
         ("compiled", "forward of Pooler"),
     ]
+
+
+def test_a_method_called_on_a_submodule_is_that_method_not_its_forward():
+    assert one(
+        """
+        from torch import nn
+
+        class Head(nn.Module):
+            def forward(self, x):
+                return x
+
+            def compute_loss(self, x):
+                return x  # <-
+
+            def unused(self, x):
+                return x  # <-
+
+        class Detector(nn.Module):
+            def __init__(self, head=None):
+                super().__init__()
+                if head is None:
+                    head = Head()
+                self.head = head
+
+            def forward(self, x):
+                return self.head.compute_loss(x)
+        """
+    ) == [("compiled", "called from Detector.forward"), ("unknown", "no compiled caller found")]
+
+
+def test_code_that_hands_tensors_to_host_libraries_runs_around_the_model():
+    assert one(
+        """
+        import numpy as np
+        from PIL import ImageDraw
+        from torch import nn
+
+        def draw(image, boxes):
+            ImageDraw.Draw(image)
+            return boxes.shape[0] > 1  # <-
+
+        def to_array(x):
+            return x.numpy() if x.shape[0] > 1 else None  # <-
+
+        def as_array(x):
+            return np.asarray(x) if x.shape[0] > 1 else None  # <-
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.numpy()  # <-
+        """
+    ) == [
+        ("never", "hands tensors to host libraries (.numpy(), PIL, matplotlib, OpenCV)"),
+        ("never", "hands tensors to host libraries (.numpy(), PIL, matplotlib, OpenCV)"),
+        ("unknown", "no compiled caller found"),
+        ("compiled", "forward of Net"),
+    ]

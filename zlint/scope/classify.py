@@ -100,6 +100,8 @@ def _never_reason(project: Project, path: str, function: FunctionInfo) -> str | 
         return "changes the model's parameters or buffers (setup)"
     if function.does_io:
         return "reads or writes files (setup or export)"
+    if function.to_host:
+        return "hands tensors to host libraries (.numpy(), PIL, matplotlib, OpenCV)"
     if function.cls is not None and not project.is_module_class(path, function.cls):
         return class_role(_class_names(project, path, function.cls), function.cls.rsplit(".", 1)[-1])
     built = _module_built(project, path, function)

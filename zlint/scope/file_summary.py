@@ -20,6 +20,8 @@ IO_CALLS = frozenset({
 })
 IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes"})
 COMPILE_CALLS = frozenset({"torch.compile"})
+# libraries that take host data only: a function that hands tensors to them runs around the model
+HOST_LIBRARIES = ("PIL.", "matplotlib.", "cv2.")
 
 
 @dataclass
@@ -49,6 +51,8 @@ class FunctionInfo:
     takes_session: bool = False
     #: reads or writes files (`open`, `torch.load`, `json.dump`, ...): setup or export work
     does_io: bool = False
+    #: hands tensors to host libraries (`.numpy()`, PIL, matplotlib, OpenCV): code around the model
+    to_host: bool = False
     #: attribute names read on a receiver other than a bare ``self`` (``FileSummary.attribute_names``)
     attribute_names: set[str] = field(default_factory=set)
 
@@ -134,6 +138,7 @@ class _Summarizer:
         self.functions: list[FunctionInfo] = []
         self.guard_at: tuple[int, int] | None = None  # (guard, branch) holding the current code
         self.shares_a_line: set[int] = set()  # first lines of blocks written on their test's line
+        self.built: dict[str, str] = {}  # the function's locals bound to `Cls(...)`: name -> callee
 
     def body(self, statements: list[ast.stmt]) -> None:
         for stmt in statements:
@@ -221,9 +226,11 @@ class _Summarizer:
                 self.summary.predicates[qual] = returns
         self.scope.append(node.name)
         self.functions.append(info)
+        outer_built, self.built = self.built, {}
         outer, self.guard_at = self.guard_at, None
         self.body(node.body)
         self.guard_at = outer
+        self.built = outer_built
         self.functions.pop()
         self.scope.pop()
 
@@ -303,6 +310,11 @@ class _Summarizer:
                     name = dotted_with_super(option) if isinstance(option, ast.Attribute) else None
                     if name and name.startswith("self.") and name.count(".") == 1:
                         self.functions[-1].stored_refs.add(name[5:])
+        if isinstance(value, ast.Name) and value.id in self.built and self.classes:
+            for target in targets:  # `head = FCOSHead(...)` ... `self.head = head`
+                name = dotted_with_super(target)
+                if name and name.startswith("self.") and name.count(".") == 1:
+                    self.classes[-1].attributes.setdefault(name[5:], self.built[value.id])
         if not isinstance(value, ast.Call):
             return
         callee = dotted_with_super(value.func)
@@ -317,6 +329,8 @@ class _Summarizer:
                 self.classes[-1].attributes.setdefault(name[5:], callee)
             elif name and not self.functions:
                 self.summary.instances[name] = callee
+            elif name and "." not in name:
+                self.built[name] = callee
 
     def expressions(self, root: ast.AST) -> None:
         called: set[int] = set()
@@ -354,6 +368,8 @@ class _Summarizer:
                 self.functions[-1].mutates_module = True
             if last in IO_METHODS or (qualify(self.summary, callee) or callee) in IO_CALLS:
                 self.functions[-1].does_io = True
+            if (last == "numpy" and "." in callee) or (qualify(self.summary, callee) or "").startswith(HOST_LIBRARIES):
+                self.functions[-1].to_host = True
         if last == "mark_unbacked":
             self.summary.single_graph = True
         if any(k.arg == "backed_size_oblivious" and _is_true(k.value) for k in node.keywords):

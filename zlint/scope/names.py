@@ -194,6 +194,11 @@ class Project:
                         out.append(hit)
                         continue
                 module = self.attribute_class(path, function.cls, attr)
+                if module is not None and rest.count(".") == 1:  # `self.head.compute_loss(...)`
+                    hit = self.method(*module, rest.split(".")[1])
+                    if hit is not None:
+                        out.append(hit)
+                        continue
                 if module is not None:  # a submodule, or a plain callable object (a processor)
                     hit = self.method(*module, "forward") or self.method(*module, "__call__")
                     if hit is not None:
