@@ -54,3 +54,19 @@ def test_a_function_gets_no_factory(tmp_path):
     assert example_stub(str(path), tree, "helper", plan).splitlines()[-1] == (
         "example(helper, lambda n: (torch.randn(n, 4), (4, 4)))"
     )
+
+
+def test_small_config_overrides_keep_widths_divisible_by_heads():
+    from zlint.verify.sandbox.configs import small_overrides
+
+    defaults = {
+        "hidden_size": 768, "num_attention_heads": 12, "num_key_value_heads": 4, "intermediate_size": 3072,
+        "num_hidden_layers": 12, "vocab_size": 50257, "eos_token_id": 50256, "conv_dim": (512, 512),
+        "conv_kernel": (10, 3), "patch_size": 16, "max_position_embeddings": 4096, "head_dim": 64,
+        "hidden_dropout": 0.1, "num_conv_pos_embedding_groups": 16,
+    }
+    assert small_overrides(defaults) == {
+        "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+        "num_hidden_layers": 1, "vocab_size": 50257, "conv_dim": (64, 64), "max_position_embeddings": 512,
+        "head_dim": 16,
+    }

@@ -13,7 +13,8 @@ from typing import Any
 
 from zlint.core.ast_walk import dotted_path
 
-TENSOR_NAMES = frozenset({"Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor", "HalfTensor"})
+#: ``torch.tensor`` (the factory) is what some real code writes for ``torch.Tensor``
+TENSOR_NAMES = frozenset({"Tensor", "tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor", "HalfTensor"})
 _SCALARS = {"int": "int", "float": "float", "bool": "bool", "str": "str", "SymInt": "int", "_int": "int"}
 _SEQUENCES = {"List", "list", "Tuple", "tuple", "Sequence", "Iterable", "MutableSequence"}
 _UNIONS = {"Optional", "Union"}

@@ -130,6 +130,8 @@ _RANK_OF_OP = {
     **{f"{op}3d": 5 for op in ("conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool",
                                "adaptive_max_pool", "batch_norm", "instance_norm")},
 }
+#: submodules named ``*embed*`` that embed floats, not token ids (``self.pos_conv_embed``, ``self.patch_embed``)
+_FLOAT_EMBEDS = ("pos", "conv", "patch", "time", "proj", "feat")
 #: ops (and submodule names) that take integer indices
 _INDEX_OPS = ("embedding", "embedding_bag", "one_hot")
 
@@ -141,7 +143,7 @@ def _op_need(callee: str) -> tuple[int | None, str | None]:
     if last in _RANK_OF_OP:
         return _RANK_OF_OP[last], None
     if callee.startswith("self.") and callee.count(".") == 1:
-        if "embed" in last:
+        if "embed" in last and not any(w in last for w in _FLOAT_EMBEDS):
             return None, "int"
         for word, rank in (("conv", 4), ("pool", 4)):
             if word in last:

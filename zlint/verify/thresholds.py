@@ -24,6 +24,8 @@ def _int_of(node: ast.AST, names: dict[str, int]) -> int | None:
         return node.value
     if isinstance(node, ast.Name):
         return names.get(node.id)
+    if isinstance(node, (ast.Attribute, ast.Subscript)):  # ``self.grid_size[0]``, known from the built module
+        return names.get(ast.unparse(node))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         inner = _int_of(node.operand, names)
         return -inner if inner is not None else None
@@ -156,15 +158,15 @@ def open_threshold(
 
 def open_thresholds(
     tree: ast.Module, lines: Iterable[int], sizes: Iterable[int], own: ast.AST | None,
-    size_names: Iterable[str] = (),
+    size_names: Iterable[str] = (), state: dict[str, int] | None = None,
 ) -> dict[int, str]:
     """Per flagged line, why the synthesized sweep may never flip a size comparison there. Lines of
-    ``own`` (the function the inputs were synthesized for) know its parameters' defaults; a
-    helper's lines, reached with values the caller computes, know only literals and module
-    constants."""
+    ``own`` (the function the inputs were synthesized for) know its parameters' defaults and the
+    built module's ``state`` (``{"self.grid_size[0]": 14}``); a helper's lines, reached with values
+    the caller computes, know only literals and module constants."""
     lines, sizes = set(lines), list(sizes)
     inside = set(range(own.lineno, (own.end_lineno or own.lineno) + 1)) if own is not None else set()
-    own_known, module_known = known_ints(tree, own), module_constants(tree)
+    own_known, module_known = {**known_ints(tree, own), **(state or {})}, module_constants(tree)
     out: dict[int, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare) and node.lineno in lines and node.lineno not in out:
@@ -173,3 +175,35 @@ def open_thresholds(
             if why:
                 out[node.lineno] = why
     return out
+
+
+def state_reads(func: ast.AST, lines: Iterable[int]) -> set[str]:
+    """``self.<attr>`` and ``self.<attr>[i]`` compared on the flagged lines (``x.size(1) >
+    self.max_len``, ``H != self.img_size[0]``): their values are known once the module is built."""
+    lines = set(lines)
+    out: set[str] = set()
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Compare) and node.lineno in lines):
+            continue
+        for part in [node.left, *node.comparators]:
+            for sub in ast.walk(part):
+                if isinstance(sub, ast.Subscript) and not isinstance(sub.slice, ast.Slice):
+                    inner = sub.value
+                    index = sub.slice
+                    if _is_self_attr(inner) and isinstance(index, ast.Constant) and type(index.value) is int:
+                        out.add(ast.unparse(sub))
+                elif _is_self_attr(sub):
+                    out.add(ast.unparse(sub))
+    return out
+
+
+def _is_self_attr(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def around(values: Iterable[int], sizes: Iterable[int]) -> list[int]:
+    """Each threshold value, one less and one more (``self.grid_size = 14``: 13, 14, 15), for the
+    sweep, leaving out sizes it already has."""
+    sizes = set(sizes)
+    extra = [n for v in values if 0 < v <= MAX_THRESHOLD for n in (v - 1, v, v + 1)]
+    return [n for n in dict.fromkeys(extra) if n not in sizes and n >= 0]

@@ -66,6 +66,9 @@ def fit_layers(plan: Plan, obj: Any) -> None:
             if rank is not None and param.name in plan.rank_open:
                 param.labels = param.labels[:1] + [f"{param.name}.{i}" for i in range(1, rank)]
             widths = next((w for w in map(fixed_widths, layers) if w), {})
+            if (param.name in plan.rank_guessed and set(widths) == {-1}
+                    and param.labels[-1] in plan.swept):  # ``h.size(1)`` on a linear's input: [b, n, width]
+                param.labels.append(f"{param.name}.{len(param.labels)}")
             for dim, size in widths.items():
                 if -len(param.labels) <= dim < len(param.labels):
                     param.labels[dim] = str(size)
@@ -110,6 +113,14 @@ def _variants(plan: Plan, obj: Any) -> list[Plan]:
             if width is not None and not p.labels[1].isdigit():
                 p.labels[1] = str(width)
                 changed = True
+        last = copy.deepcopy(ranked)  # a sequence model's [batch, time, width]: the width is the last dim
+        moved = False
+        for p in last.params:
+            if p.kind == "tensor" and len(p.labels) >= 3 and p.labels[1].isdigit() and not p.labels[-1].isdigit():
+                p.labels[1], p.labels[-1] = p.labels[-1], p.labels[1]
+                moved = True
+        if moved:
+            out.append(last)
         if changed:
             fitted.swept = [lab for lab in fitted.swept if any(lab in p.labels for p in fitted.params)] or [
                 p.labels[0] for p in fitted.params if p.kind == "tensor" and not p.labels[0].isdigit()

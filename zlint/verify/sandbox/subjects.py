@@ -12,15 +12,17 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import zlint.verify.examples as examples
+import zlint.verify.sandbox.configs as configs
 from zlint.verify.sandbox.layer_fit import first_that_runs, fit_layers
 from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs
-from zlint.verify.thresholds import known_ints, open_thresholds
+from zlint.verify.thresholds import around, known_ints, open_thresholds, state_reads
 
 
 class Unverifiable(Exception):
@@ -182,28 +184,147 @@ def _set_mode(obj: Any, training: bool) -> None:
             module.eval()
 
 
+#: a module with more parameters than this is not built: ``--verify`` needs a small example
+MAX_PARAMETERS = 50_000_000
+#: a module built from its defaults with more parameters than this is first tried with its
+#: depth-like ``__init__`` defaults cut to 1 (``depth=((1, 3, 1), ...)`` -> ``((1, 1, 1), ...)``):
+#: the same code on every line, in a fraction of the compile time
+SCALE_ABOVE = 5_000_000
+_DEPTH_WORDS = re.compile(r"^(depth|depths|num_layers|n_layers|layers|num_blocks|blocks|num_stages)$")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _count(obj: Any) -> int:
+    """Elements of a module's parameters and buffers (a pos-embed table is a buffer)."""
+    parameters, buffers = getattr(obj, "parameters", None), getattr(obj, "buffers", None)
+    if not (callable(parameters) and callable(buffers)):
+        return 0
+    return sum(p.numel() for p in parameters()) + sum(b.numel() for b in buffers())
+
+
+def _on_meta(owner: type, kwargs: dict[str, Any]) -> int | None:
+    """Parameters of ``owner(**kwargs)`` built on the meta device (no memory, no init), or None
+    when it cannot be built there (constructors that read tensor values)."""
+    import torch
+
+    try:
+        with torch.device("meta"):
+            return _count(owner(**kwargs))
+    except Exception:
+        return None
+
+
+def _shallower(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return min(value, 1)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_shallower(v) for v in value)
+    return value
+
+
+def _depth_defaults(owner: type) -> dict[str, Any]:
+    """``__init__`` defaults that count blocks or layers, cut to 1 each; empty when there are none."""
+    try:
+        params = inspect.signature(owner.__init__).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    out = {}
+    for param in params:
+        if _DEPTH_WORDS.match(param.name) and param.default is not inspect.Parameter.empty:
+            small = _shallower(param.default)
+            if small != param.default:
+                out[param.name] = small
+    return out
+
+
+def _candidates(owner: type) -> Iterator[tuple[dict[str, Any], str]]:
+    """Ways to build ``owner``, each ``(kwargs, shown)``: no arguments, the required ints guessed,
+    a small config (transformers), in that order."""
+    yield {}, ""
+    guessed = _guessed_arguments(owner)
+    if guessed is not None:
+        yield guessed, ", ".join(f"{k}={v!r}" for k, v in guessed.items())
+    param = configs.config_parameter(owner)
+    if param is None:
+        return
+    cls = configs.config_class(owner, param)
+    if cls is None:
+        return
+    try:
+        config, shown = configs.small_config(cls)
+    except Exception:  # the config class itself needs arguments
+        return
+    kwargs: dict[str, Any] = {param.name: config}
+    texts = [f"{param.name}={shown}"]
+    for name, other in list(inspect.signature(owner.__init__).parameters.items())[1:]:
+        if name == param.name or other.default is not inspect.Parameter.empty:
+            continue
+        if other.kind in (other.VAR_POSITIONAL, other.VAR_KEYWORD):
+            continue
+        known, value = _guessed_value(other)
+        if not known:
+            return
+        kwargs[name] = value
+        texts.append(f"{name}={value!r}")
+    yield kwargs, ", ".join(texts)
+
+
+def _sized(owner: type, kwargs: dict[str, Any], shown: str) -> tuple[dict[str, Any], str]:
+    """``kwargs`` with depth-like defaults cut when the module they build is large; raises
+    _TooLarge when even that is over MAX_PARAMETERS."""
+    count = _on_meta(owner, kwargs)
+    if count is None or count <= SCALE_ABOVE:
+        return kwargs, shown
+    cut = {k: v for k, v in _depth_defaults(owner).items() if k not in kwargs}
+    if cut:
+        smaller = _on_meta(owner, {**kwargs, **cut})
+        if smaller is not None and smaller < count:
+            extra = ", ".join(f"{k}={v!r}" for k, v in cut.items())
+            kwargs, shown, count = {**kwargs, **cut}, ", ".join(t for t in (shown, extra) if t), smaller
+    if count > MAX_PARAMETERS:
+        raise _TooLarge(f"{count:,}")
+    return kwargs, shown
+
+
 def _instance(owner: type, registered: examples.Example | None, training: bool = False) -> tuple[Any, str]:
     """The object whose method is verified, and how it was built (empty: a factory or ``owner()``)."""
     built = ""
     if registered is not None and registered.factory is not None:
         obj = registered.factory()
     else:
-        try:
-            obj = owner()
-        except Exception as exc:
-            guessed = _guessed_arguments(owner)
-            obj = None
-            if guessed is not None:
-                try:
-                    obj = owner(**guessed)
-                    built = f"{owner.__name__}({', '.join(f'{k}={v!r}' for k, v in guessed.items())})"
-                except Exception:
-                    obj = None
-            if obj is None:
+        obj, first_error = None, None
+        for kwargs, shown in _candidates(owner):
+            try:
+                kwargs, shown = _sized(owner, kwargs, shown)
+                obj = owner(**kwargs)
+            except _TooLarge as exc:
                 raise Unverifiable(
-                    f"method of {owner.__name__}, which {owner.__name__}() cannot build ({type(exc).__name__}: "
-                    f"{str(exc).splitlines()[0][:100] if str(exc) else ''}); register an example with a factory"
+                    f"module too large to build ({owner.__name__}({shown}): {exc} parameters and buffers); "
+                    "register a smaller example with a factory"
                 ) from None
+            except Exception as exc:
+                first_error = first_error or exc
+                continue
+            count = _count(obj)  # built for real when the meta device could not count it
+            if count > MAX_PARAMETERS:
+                raise Unverifiable(
+                    f"module too large to build ({owner.__name__}({shown}): {count:,} parameters and buffers); "
+                    "register a smaller example with a factory"
+                )
+            built = f"{owner.__name__}({shown})" if shown else ""
+            break
+        if obj is None:
+            exc = first_error
+            text = str(exc).splitlines()[0][:100] if exc is not None and str(exc) else ""
+            raise Unverifiable(
+                f"method of {owner.__name__}, which {owner.__name__}() cannot build ({type(exc).__name__}: "
+                f"{text}); register an example with a factory"
+            )
     _set_mode(obj, training and registered is None)
     return obj, built
 
@@ -270,6 +391,7 @@ def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | N
     call = getattr(call, "_torchdynamo_orig_callable", call)
 
     open_lines: dict[int, str] = {}
+    swept_sizes: list[int] | None = None
     if registered is not None:
         make = lambda n: normalize_call(registered.make_inputs(n))  # noqa: E731
         source, detail = "registered", "registered example"
@@ -288,13 +410,38 @@ def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | N
             detail = f"each failed eagerly: {'; '.join(plan.tried)}"
         elif plan.tried:
             detail = f"{detail} (tried first: {'; '.join(plan.tried)})"
+        state = _state_ints(getattr(call, "__self__", None), found.node, focus_lines)
+        extra = around(state.values(), sizes or ())
+        if sizes and extra:
+            swept_sizes = [*sizes, *extra]
         if sizes:
-            open_lines = open_thresholds(found.tree, focus_lines, sizes, found.node, plan.size_names)
+            open_lines = open_thresholds(
+                found.tree, focus_lines, swept_sizes or sizes, found.node, plan.size_names, state,
+            )
     subject = Subject(
         call, make, str(found.file), found.first, found.last, qualname, open_thresholds=open_lines,
         random_outputs=found.training,
     )
-    return subject, source, detail, (registered.sizes if registered else None)
+    return subject, source, detail, (registered.sizes if registered else swept_sizes)
+
+
+def _state_ints(obj: Any, node: ast.AST, lines: list[int]) -> dict[str, int]:
+    """The int values of the ``self.<attr>`` (and ``self.<attr>[i]``) the flagged lines compare
+    sizes with, read from the built module (``self.grid_size = (14, 14)``)."""
+    if obj is None:
+        return {}
+    out = {}
+    for text in state_reads(node, lines):
+        attr, _, index = text[len("self."):].partition("[")
+        value = getattr(obj, attr, None)
+        if index:
+            try:
+                value = value[int(index.rstrip("]"))] if isinstance(value, (tuple, list)) else None
+            except (IndexError, ValueError):
+                value = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[text] = value
+    return out
 
 
 def load_examples(files: list[str]) -> list[str]:
