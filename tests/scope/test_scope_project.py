@@ -658,3 +658,24 @@ def test_self_calls_reach_the_overrides_of_subclasses():
         ("unknown", "no compiled caller found"),
         ("never", "called only from GenerationMixin._expand_inputs_for_generation"),
     ]
+
+
+def test_classify_leaves_the_summaries_it_is_given_as_they_were():
+    source = textwrap.dedent("""
+        import torch
+        from torch import nn
+
+        def traced_only(x):
+            return x
+
+        class Net(nn.Module):
+            def forward(self, x):
+                if torch.jit.is_tracing():
+                    return traced_only(x)
+                return x
+        """)
+    summary = summarize("m.py", ast.parse(source))
+    before = {q: (set(f.calls), set(f.branch_calls)) for q, f in summary.functions.items()}
+    first = classify([summary])["m.py"]
+    assert {q: (f.calls, f.branch_calls) for q, f in summary.functions.items()} == before
+    assert classify([summary])["m.py"] == first

@@ -22,6 +22,7 @@ The answer for one file is a :class:`FileScope`: small, picklable, hashable into
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -214,7 +215,7 @@ def _bases_known(project: Project, path: str, cls: str, seen: frozenset = frozen
 def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset()) -> dict[str, FileScope]:
     """The :class:`FileScope` of every file of the run; ``whole``: the files whose whole package
     the run holds, where a method that no code of the run calls has no caller in compiled code."""
-    project = Project(summaries)
+    project = Project(_unshared(s) for s in summaries)
     verdict: dict[Key, tuple[str, str]] = {}
     functions = {(p, q): f for p, s in project.files.items() for q, f in s.functions.items()}
 
@@ -333,6 +334,19 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
             tuple(sorted(dead_code[path][1])),
         )
     return out
+
+
+def _unshared(summary: FileSummary) -> FileSummary:
+    """``summary`` with its own call sets for the functions its guards name (:func:`_read_guards`
+    adds to them): the caller's summaries stay as the file has them, to classify again."""
+    if not summary.guards:
+        return summary
+    guarded = {guard.function for guard in summary.guards}
+    functions = {
+        qual: dataclasses.replace(f, calls=set(f.calls), branch_calls=set(f.branch_calls)) if qual in guarded else f
+        for qual, f in summary.functions.items()
+    }
+    return dataclasses.replace(summary, functions=functions)
 
 
 def _read_guards(

@@ -170,7 +170,7 @@ class Workspace:
     def _classify(self) -> None:
         self.stale = False
         try:  # classify adds a guard's calls to its function's: it gets copies, the index stays as read
-            self._scopes = classify([_fresh(s) for s in self._summaries.values() if s is not None])
+            self._scopes = classify([s for s in self._summaries.values() if s is not None])
         except Exception:  # noqa: BLE001 - keep the last scopes rather than fail the edit
             pass
 
@@ -273,22 +273,9 @@ class Workspace:
 
 def _alone(summary: FileSummary, last: FileScope | None) -> FileScope | None:
     try:
-        return classify([_fresh(summary)])[summary.path]
+        return classify([summary])[summary.path]
     except Exception:  # noqa: BLE001 - keep the last scope rather than fail the edit
         return last
-
-
-def _fresh(summary: FileSummary) -> FileSummary:
-    """``summary`` with fresh call sets for the functions its guards name (classify adds to
-    them), so that every classification starts from the summary as the file has it."""
-    if not summary.guards:
-        return summary
-    guarded = {guard.function for guard in summary.guards}
-    functions = {
-        qual: dataclasses.replace(f, calls=set(f.calls), branch_calls=set(f.branch_calls)) if qual in guarded else f
-        for qual, f in summary.functions.items()
-    }
-    return dataclasses.replace(summary, functions=functions)
 
 
 def _line_map(old: str, new: str) -> Callable[[int], int]:
