@@ -163,3 +163,31 @@ def test_the_cli_hides_an_uncalled_method_only_when_linting_its_package(tmp_path
     assert _rows(tmp_path, ".") == []
     assert _rows(tmp_path, "--scope", "all", ".") == [("net.py", 10, "ZL201", "never")]
     assert _rows(tmp_path, "net.py") == [("net.py", 10, "ZL201", "unknown")]  # pre-commit passes files
+
+
+HELPER = """\
+import torch
+
+
+def public_helper(x):
+    for i in range(x.shape[0]):
+        x = x * 2
+    return x
+"""
+
+
+def test_unknown_code_is_hidden_only_where_the_run_holds_its_whole_package(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "ops.py").write_text(HELPER)
+    (tmp_path / "loose.py").write_text(HELPER)  # a folder of scripts is no package
+    assert _rows(tmp_path, ".") == [("loose.py", 5, "ZL201", "unknown")]
+    assert _rows(tmp_path, "--scope", "all", ".") == [
+        ("loose.py", 5, "ZL201", "unknown"), ("pkg/ops.py", 5, "ZL201", "unknown"),
+    ]
+    assert _rows(tmp_path, "pkg/ops.py") == [("pkg/ops.py", 5, "ZL201", "unknown")]
+    (tmp_path / "pkg" / "net.py").write_text(
+        "from torch import nn\nfrom pkg.ops import public_helper\n\n\n"
+        "class Net(nn.Module):\n    def forward(self, x):\n        return public_helper(x)\n"
+    )
+    assert _rows(tmp_path, "pkg") == [("pkg/ops.py", 5, "ZL201", "compiled")]

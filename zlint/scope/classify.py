@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from zlint.scope.compile_state import absolute_name, known_predicate_value, skipped_operands, tree_value
+from zlint.scope.compile_state import absolute_name, is_package, known_predicate_value, skipped_operands, tree_value
 from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, qualify, summarize
 from zlint.scope.host_roles import ATTENTION_PROCESSOR, checkpoint_role, class_role, file_role, function_role
 from zlint.scope.names import Key, Project
@@ -56,6 +57,9 @@ class FileScope:
     #: (line, column, end line, end column) of operands dynamo never evaluates: an expression
     #: inside whatever region holds it, so it wins over the regions
     skipped: tuple[tuple[int, int, int, int], ...] = ()
+    #: the run holds this file's whole Python package: "no compiled caller found" is then what
+    #: the search found (a user calls the code from outside), not a gap in what the run saw
+    whole_package: bool = False
 
     def classify(self, line: int, column: int | None = None) -> tuple[str, str]:
         """(scope, reason) of the code at ``line`` (and ``column``, 0-based, when known: an
@@ -331,7 +335,7 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
         regions.sort(key=lambda r: (r[0], -r[1]))
         out[path] = FileScope(
             tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single,
-            tuple(sorted(dead_code[path][1])),
+            tuple(sorted(dead_code[path][1])), path in whole and is_package(os.path.dirname(path) or "."),
         )
     return out
 

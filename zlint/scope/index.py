@@ -155,9 +155,9 @@ def encode_scope(scope: FileScope) -> list:
 def decode_scope(data: object) -> FileScope | None:
     """A scope stored by :func:`encode_scope`, or None when it does not have that shape."""
     try:
-        regions, *flags, skipped = data  # type: ignore[misc]
-        assert len(flags) == 4 and all(isinstance(flag, bool) for flag in flags)
-        return FileScope(tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped))
+        regions, *flags, skipped, whole = data  # type: ignore[misc]
+        assert len(flags) == 4 and all(isinstance(flag, bool) for flag in (*flags, whole))
+        return FileScope(tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped), whole)
     except (AssertionError, TypeError, ValueError):
         return None
 

@@ -6,7 +6,8 @@ Applied by the engine to a file's findings once they are final (after ``# noqa``
   ``never`` for a finding in a frame dynamo skips (:mod:`zlint.scope.frames`);
 * ``tier``: a rule's single-graph finding becomes ``default`` where a single-graph mode is on
   (enabled in this file, or in the run and the finding sits in compiled code): there it bites;
-* the ``scope`` setting hides never-compiled findings of rules about compiled code, the
+* the ``scope`` setting hides never-compiled findings of rules about compiled code, and those
+  in unknown code where the run holds the file's whole package (no compiled caller exists), the
   ``target`` setting hides single-graph findings when targeting plain ``torch.compile``.
 """
 
@@ -16,10 +17,11 @@ import dataclasses
 
 from zlint.core import registry
 from zlint.core.diagnostics import Diagnostic
-from zlint.scope.classify import COMPILED, NEVER, FileScope
+from zlint.scope.classify import COMPILED, NEVER, UNKNOWN, FileScope
 from zlint.scope.frames import skipped_reason
 
-SCOPES = ("default", "all")  # default: compiled and unknown code
+# default: compiled code, and unknown code unless the run holds its whole package
+SCOPES = ("default", "all")
 TARGETS = ("default", "single-graph")
 
 
@@ -51,6 +53,8 @@ def place(diagnostics: list[Diagnostic], scope: FileScope, settings) -> list[Dia
         scoped = about_compiled_code(d.code)
         if scoped and where == NEVER and not show_all:
             continue
+        if scoped and where == UNKNOWN and scope.whole_package and not show_all:
+            continue  # the run holds the package and nothing that compiles reaches this code
         if scoped and compiled_only and where != COMPILED:
             continue
         if tier == "single-graph" and target == "default":

@@ -183,7 +183,7 @@ def small_config(cls: type) -> tuple[Any, str]:
                 continue
     if getattr(config, "_attn_implementation", "unset") is None:
         try:  # a standalone attention module dispatches on it; eager is what every torch runs
-            config._attn_implementation = "eager"
+            config = cls(**passed, attn_implementation="eager")
         except Exception:
             pass
     shown = ", ".join(f"{k}={v!r}" for k, v in list(passed.items())[:6])
