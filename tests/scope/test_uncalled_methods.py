@@ -191,3 +191,12 @@ def test_unknown_code_is_hidden_only_where_the_run_holds_its_whole_package(tmp_p
         "class Net(nn.Module):\n    def forward(self, x):\n        return public_helper(x)\n"
     )
     assert _rows(tmp_path, "pkg") == [("pkg/ops.py", 5, "ZL201", "compiled")]
+
+
+def test_a_package_is_known_by_its_absolute_path_whatever_the_working_directory(tmp_path, monkeypatch):
+    for name in ("a", "b"):
+        (tmp_path / name / "pkg").mkdir(parents=True)
+        (tmp_path / name / "pkg" / "ops.py").write_text(HELPER)
+    (tmp_path / "a" / "pkg" / "__init__.py").write_text("")
+    assert _rows(tmp_path / "a", "pkg") == []
+    assert _rows(tmp_path / "b", "pkg") == [("pkg/ops.py", 5, "ZL201", "unknown")]  # no __init__.py here

@@ -55,9 +55,15 @@ def absolute_name(path: str, dotted: str) -> str | None:
     return ".".join([*reversed(parts), *([rest] if rest else [])])
 
 
-@functools.lru_cache(maxsize=1024)
 def is_package(directory: str) -> bool:
     """A Python package: a directory with ``__init__.py``."""
+    # cached by absolute path: a relative one names another directory after a chdir (the
+    # language server, tests that run zlint in-process)
+    return _is_package(os.path.abspath(directory))
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_package(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "__init__.py"))
 
 
