@@ -132,6 +132,13 @@ def run(request: Request) -> Outcome:
         if results[entry].error is not None:
             outcome.errors.append(results[entry].error)
     outcome.diagnostics.sort()
+    unreached = sum(results[entry].unreached for entry in ordered if not isinstance(entry, FileError))
+    if unreached:
+        s = "" if unreached == 1 else "s"
+        outcome.notes.append(
+            f"{unreached} finding{s} hidden in code nothing compiled reaches (the run holds its whole "
+            "package); --scope all shows them"
+        )
     if request.stdin is not None and request.fix:
         outcome.fixed_source = request.stdin
         if outcome.fixer is not None and outcome.fixer.sources:

@@ -200,3 +200,19 @@ def test_a_package_is_known_by_its_absolute_path_whatever_the_working_directory(
     (tmp_path / "a" / "pkg" / "__init__.py").write_text("")
     assert _rows(tmp_path / "a", "pkg") == []
     assert _rows(tmp_path / "b", "pkg") == [("pkg/ops.py", 5, "ZL201", "unknown")]  # no __init__.py here
+
+
+def test_the_run_says_how_many_findings_it_hid_and_how_to_see_them(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "ops.py").write_text(HELPER + "\n\n" + HELPER.replace("public_helper", "other_helper"))
+    note = (
+        "zlint: 2 findings hidden in code nothing compiled reaches (the run holds its whole package);"
+        " --scope all shows them"
+    )
+    proc = zlint("--no-cache", ".", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert proc.stderr.splitlines() == [note, "Found 0 findings in 2 files."]
+    assert note not in zlint("--no-cache", "--scope", "all", ".", cwd=tmp_path).stderr
+    assert zlint("--no-cache", "-q", ".", cwd=tmp_path).stderr == ""
+    assert note not in zlint("--no-cache", "pkg/ops.py", cwd=tmp_path).stderr

@@ -223,6 +223,8 @@ class FileResult:
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     error: FileError | None = None
+    #: findings placement hid as code nothing compiled reaches in a package linted whole
+    unreached: int = 0
 
 
 class SourceError(Exception):

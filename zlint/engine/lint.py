@@ -44,7 +44,7 @@ from zlint.core.source import (  # the reading half lives in source (no LibCST)
 )
 from zlint.scope.classify import FileScope, scope_for_file
 from zlint.scope.frames import mark_skipped
-from zlint.scope.placement import place
+from zlint.scope.placement import place_counted
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -178,7 +178,9 @@ def lint_source(
         return FileResult(path, error=FileError(path, str(exc)))
     result = lint_parsed(parsed, path, settings, full_path)
     if result.diagnostics:
-        result.diagnostics = place(result.diagnostics, scope or scope_for_file(path, parsed.tree), settings)
+        result.diagnostics, result.unreached = place_counted(
+            result.diagnostics, scope or scope_for_file(path, parsed.tree), settings
+        )
     return result
 
 

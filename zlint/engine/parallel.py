@@ -177,6 +177,7 @@ def _placed(result: FileResult, scope: FileScope | None, data: bytes, settings: 
         return result
     if scope is None:  # left out of the index (its summary failed): lint it as `zlint FILE` would
         return lint_source(data, result.path, settings)
-    from zlint.scope.placement import place
+    from zlint.scope.placement import place_counted
 
-    return FileResult(result.path, place(result.diagnostics, scope, settings), result.error)
+    placed, unreached = place_counted(result.diagnostics, scope, settings)
+    return FileResult(result.path, placed, result.error, unreached)

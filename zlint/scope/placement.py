@@ -34,6 +34,13 @@ def about_compiled_code(code: str) -> bool:
 
 def place(diagnostics: list[Diagnostic], scope: FileScope, settings) -> list[Diagnostic]:
     """The findings with scope and tier filled in, less those the settings hide."""
+    return place_counted(diagnostics, scope, settings)[0]
+
+
+def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> tuple[list[Diagnostic], int]:
+    """:func:`place`, and how many findings it hid only because they sit in unknown code of a
+    package the run holds whole (the run says so, with how to see them)."""
+    unreached = 0
     show_all = getattr(settings, "scope", "default") == "all"
     target = getattr(settings, "target", "default")
     compiled_only = getattr(settings, "compiled_only", False)
@@ -54,13 +61,15 @@ def place(diagnostics: list[Diagnostic], scope: FileScope, settings) -> list[Dia
         if scoped and where == NEVER and not show_all:
             continue
         if scoped and where == UNKNOWN and scope.whole_package and not show_all:
+            if not (tier == "single-graph" and target == "default"):
+                unreached += 1
             continue  # the run holds the package and nothing that compiles reaches this code
         if scoped and compiled_only and where != COMPILED:
             continue
         if tier == "single-graph" and target == "default":
             continue
         out.append(placed)
-    return out
+    return out, unreached
 
 
 def _required_mode_on(d: Diagnostic, scope: FileScope) -> bool:
