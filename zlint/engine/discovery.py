@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zlint.core.settings import Settings, find_settings
+from zlint.scope.compile_state import is_package
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -119,11 +120,8 @@ def whole_packages(paths: list[str], files: list[str]) -> frozenset[str]:
         directory = os.path.dirname(os.path.realpath(file))
         if directory not in tops:
             top = directory
-            while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
-                parent = os.path.dirname(top)
-                if not os.path.isfile(os.path.join(parent, "__init__.py")):
-                    break
-                top = parent
+            while is_package(top) and os.path.dirname(top) != top and is_package(os.path.dirname(top)):
+                top = os.path.dirname(top)
             tops[directory] = top
         top = tops[directory]
         if any(top == d or top.startswith(d.rstrip(os.sep) + os.sep) for d in named):
