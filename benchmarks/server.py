@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from lsp_support import START, apply_edits, cli_shape, random_edit, server_env, shape  # noqa: E402
 from zlint.frontends.server.lsp import DEBOUNCE  # noqa: E402
 
+LOG = ["--log-file", "/tmp/zserver.log"]
 MODELS = Path("/work/corpus/transformers/transformers/models")
 
 
@@ -108,7 +109,7 @@ class Client:
             self.messages.append(params.message)
 
     async def start(self, root: Path) -> None:
-        await self.lsp.start_io(sys.executable, "-m", "zlint", "server", env=server_env())
+        await self.lsp.start_io(sys.executable, "-m", "zlint", "server", *LOG, env=server_env())
         await self.lsp.initialize_async(
             types.InitializeParams(
                 capabilities=types.ClientCapabilities(),

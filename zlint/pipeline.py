@@ -33,6 +33,7 @@ from zlint.engine.workers import fewer_collections
 
 if TYPE_CHECKING:
     from zlint.engine.fixes import FixSession
+    from zlint.engine.incremental import Memo
     from zlint.scope.classify import FileScope
 
 
@@ -204,12 +205,14 @@ def _adopt(outcome: Outcome, request: Request) -> None:
     outcome.notes.extend(adoption.notes)
 
 
-def lint_unplaced(parsed: ParsedSource, path: str, settings: Settings) -> FileResult:
+def lint_unplaced(parsed: ParsedSource, path: str, settings: Settings, memo: Memo | None = None) -> FileResult:
     """The index-and-lint step for one parsed file: its findings before placement (``# noqa``
-    applied, no scope yet), what the cache stores. LibCST and the rules load on first use."""
+    applied, no scope yet), what the cache stores. LibCST and the rules load on first use.
+    ``memo``: kept by a front end that lints the file again after each edit (the language
+    server): only what an edit changes is parsed again (:mod:`zlint.engine.incremental`)."""
     from zlint.engine.lint import lint_parsed
 
-    return lint_parsed(parsed, path, settings)
+    return lint_parsed(parsed, path, settings, memo=memo)
 
 
 def placed(diagnostics: list[Diagnostic], scope: FileScope, settings: Settings) -> list[Diagnostic]:

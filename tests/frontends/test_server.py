@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -183,6 +184,40 @@ async def test_fix_action_applies_the_rules_fix(client: LanguageClient, tmp_path
     assert fixed == MARKED.replace("torch._dynamo.mark_dynamic(", "torch._dynamo.maybe_mark_dynamic(")
     change_doc(client, uri, fixed, 2)
     await wait_diagnostics(client, uri, lambda ds: "ZL403" not in codes(ds))
+
+
+async def test_fix_all_applies_every_safe_fix_as_zlint_fix_writes_them(client: LanguageClient, tmp_path: Path):
+    """``source.fixAll.zlint`` (what ``editor.codeActionsOnSave`` asks for): one edit of the whole
+    document, the text ``zlint --fix`` writes; offered only when asked for and when a safe fix
+    is there."""
+    twice = MARKED + "\n\n" + MARKED.split("\n\n\n")[-1].replace("def run(", "def run_again(")
+    uris = await start(client, tmp_path, {"marked.py": twice, "plain.py": MODEL})
+    uri = uris["marked.py"]
+    open_doc(client, uri, twice)
+    await wait_diagnostics(client, uri, lambda ds: codes(ds).count("ZL403") == 2)
+    everything = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+
+    async def actions(target: str, only: list[str] | None) -> list[types.CodeAction]:
+        return await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=target), range=everything,
+                context=types.CodeActionContext(diagnostics=[], only=only),
+            )
+        ) or []
+
+    (fix_all,) = await actions(uri, [types.CodeActionKind.SourceFixAll])
+    assert fix_all.kind == "source.fixAll.zlint" and fix_all.title == "zlint: fix all (2 safe fixes)"
+    fixed = apply_edits(twice, fix_all.edit.changes[uri])
+    subprocess.run([sys.executable, "-m", "zlint", "--no-cache", "--fix", "marked.py"], cwd=tmp_path, check=False)
+    assert fixed == (tmp_path / "marked.py").read_text() != twice
+    assert fixed.count("maybe_mark_dynamic(") == 2 and "._dynamo.mark_dynamic(" not in fixed
+    assert [a.kind for a in await actions(uri, ["source"])] == ["source.fixAll.zlint"]
+    assert await actions(uri, [types.CodeActionKind.QuickFix]) == []  # no finding in the range
+    assert [a.kind for a in await actions(uri, None)] == ["source.fixAll.zlint"]
+    plain = uris["plain.py"]
+    open_doc(client, plain, MODEL)
+    await wait_diagnostics(client, plain, lambda ds: len(ds) == 2)
+    assert await actions(plain, [types.CodeActionKind.SourceFixAll]) == []  # no fix to apply
 
 
 async def test_hover_shows_summary_and_use_instead(client: LanguageClient, tmp_path: Path):

@@ -3,6 +3,7 @@ placement with the project index, moved scopes, classification that leaves the i
 
 from __future__ import annotations
 
+import ast
 import copy
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from zlint.adoption.add_noqa import with_noqa
 from zlint.frontends.server.workspace import Workspace, _line_map
+from zlint.scope.index import summary_of
 
 HELPER = "def helper(x):\n    if x.size(0) == 1:\n        return x\n    return x + 1\n"
 CALLER = "import torch\nfrom a import helper\n\n\n@torch.compile\ndef run(x):\n    return helper(x)\n"
@@ -183,3 +185,24 @@ def test_edits_while_the_index_is_stale_keep_moving_the_last_scope(tmp_path: Pat
     workspace.update(path, second, exact=False)
     assert [(d.line, d.scope) for d in workspace.documents[path].diagnostics] == [(8, "compiled")]
     assert workspace.settle() == set()
+
+
+def test_an_edit_is_linted_with_the_documents_memo_and_summarized_when_edits_pause(tmp_path: Path):
+    """A re-lint parses only the functions the edit changed (:mod:`zlint.engine.incremental`);
+    its summary waits for :meth:`Workspace.settle`."""
+    other = "def other(x):\n    if x.size(1) == 1:\n        return x\n    return x\n"
+    text = HELPER + "\n\n" + other + "\n\ndef unread():\n    return 1\n"
+    workspace = Workspace([tmp_path])
+    workspace.index_workspace()
+    path = str(tmp_path / "a.py")
+    workspace.open(path, text)
+    document = workspace.documents[path]
+    assert (document.memo.linted, document.memo.reused) == (3, 0)  # the module, helper, other
+    edited = text.replace("def other(x):\n", "def other(x):\n    y = x\n")
+    workspace.update(path, edited, exact=False)
+    assert (document.memo.linted, document.memo.reused) == (1, 2)
+    assert [(d.code, d.line) for d in document.diagnostics] == [("ZL101", 2), ("ZL101", 9)]
+    assert document.unsummarized is not None and workspace.stale
+    workspace.settle()
+    assert document.unsummarized is None and not workspace.stale
+    assert workspace._summaries[path] == summary_of(path, ast.parse(edited))

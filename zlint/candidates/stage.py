@@ -30,7 +30,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from zlint.candidates import callers as call_sites
@@ -81,11 +82,50 @@ def units_of(tree: ast.Module) -> list[Unit]:
     return out
 
 
-def plan(
-    text: str, tree: ast.Module, rules: Sequence[Any], settings: Settings | None = None
-) -> Plan | None:
-    """The reduced text for ``rules``, or None when the whole file must be parsed (a rule
-    without a candidate declaration, a compile site, line ends ``ast`` and LibCST count apart)."""
+@dataclass
+class Split:
+    """A file's functions, its candidates among them, and what each one's facts read: the text
+    LibCST parses can be reduced to any group of candidates (:meth:`reduced`) and find for each
+    exactly the findings of the whole plan (a re-lint after an edit parses only what changed:
+    :mod:`zlint.engine.incremental`)."""
+
+    text: str
+    lines: list[str]
+    units: list[Unit]
+    module: FunctionSummary
+    candidates: list[Unit]
+    _lookups: _Lookups | None = field(default=None, repr=False)
+
+    def context(self, group: Sequence[Unit]) -> set[int]:
+        """The ids of the units kept for ``group``: it and what its facts (and the module-level
+        code's) read elsewhere. The context of a group is the union of its members' contexts."""
+        self._lookups = self._lookups or _Lookups(self.units)
+        return _context(self.units, list(group), self.module, self._lookups)
+
+    @cached_property
+    def blankable(self) -> list[Unit]:
+        """The units a reduced text can blank (a body that cannot be blanked line for line stays
+        as it is)."""
+        return [u for u in self.units if _blankable(u, self.lines)]
+
+    def blanked(self, kept: set[int]) -> list[Unit]:
+        """The units the reduced text for ``kept`` blanks."""
+        return [u for u in self.blankable if id(u) not in kept]
+
+    @staticmethod
+    def split_lines(text: str) -> list[str]:
+        """``text``'s lines as :attr:`lines` holds them (a reduced text has as many)."""
+        return _LINE_ENDS.split(text)
+
+    def reduced(self, kept: set[int]) -> str:
+        """The text with every unit not in ``kept`` (ids, from :meth:`context`) blanked."""
+        return _blank(self.text, self.lines, self.blanked(kept))
+
+
+def split(text: str, tree: ast.Module, rules: Sequence[Any], settings: Settings | None = None) -> Split | Plan | None:
+    """The file's :class:`Split` for ``rules``; a :class:`Plan` with no text when no code can
+    hold a finding; None when the whole file must be parsed (a rule without a candidate
+    declaration, a compile site, line ends ``ast`` and LibCST count apart)."""
     if not rules or any(getattr(r, "candidate", None) is None for r in rules):
         return None
     if ODD_SEPARATORS.search(text):
@@ -99,14 +139,27 @@ def plan(
         return Plan(None, [], 0, len(units))
     if not units:
         return None
-    lines = _LINE_ENDS.split(text)
-    kept = _context(units, candidates, module)
-    blanked = [u for u in units if id(u) not in kept and _blankable(u, lines)]
+    return Split(text, _LINE_ENDS.split(text), units, module, candidates)
+
+
+def plan(
+    text: str, tree: ast.Module, rules: Sequence[Any], settings: Settings | None = None
+) -> Plan | None:
+    """The reduced text for ``rules``, or None when the whole file must be parsed (see
+    :func:`split`)."""
+    found = split(text, tree, rules, settings)
+    if not isinstance(found, Split):
+        return found
+    blanked = found.blanked(found.context(found.candidates))
     if not blanked:
         return None
-    is_candidate = {id(u) for u in candidates}
-    dropped = [(u.first_line, u.node.end_lineno or u.node.lineno) for u in units if id(u) not in is_candidate]
-    return Plan(_blank(text, lines, blanked), dropped, len(candidates), len(units))
+    return Plan(_blank(text, found.lines, blanked), dropped_lines(found), len(found.candidates), len(found.units))
+
+
+def dropped_lines(found: Split) -> list[tuple[int, int]]:
+    """The (first, last) lines of the functions that are no candidates: their findings are left out."""
+    is_candidate = {id(u) for u in found.candidates}
+    return [(u.first_line, u.last_line) for u in found.units if id(u) not in is_candidate]
 
 
 def summarize(tree: ast.Module) -> tuple[list[Unit], FunctionSummary]:
@@ -136,32 +189,47 @@ def summarize(tree: ast.Module) -> tuple[list[Unit], FunctionSummary]:
     return units, module
 
 
-def _context(units: list[Unit], candidates: list[Unit], module: FunctionSummary) -> set[int]:
+class _Lookups:
+    """The indexes :func:`_context` reads, built once per file (a re-lint asks for the context
+    of each candidate in turn): the units by name, by class and by summary, the word index, and
+    each unit's call-site context once computed."""
+
+    def __init__(self, units: list[Unit]) -> None:
+        self.functions: dict[str, list[Unit]] = {}
+        self.methods: dict[tuple[str, str], list[Unit]] = {}  # (class name, method) -> its defs
+        self.members: dict[int, list[Unit]] = {}  # id(class) -> the units directly in it
+        self.owner: dict[int, Unit] = {}  # id(summary) -> its unit
+        self.mentions: dict[str, list[Unit]] = {}  # the word index, filled on first use
+        self.call_sites: dict[int, set[int]] = {}  # id(unit) -> its call-site context
+        for unit in units:
+            self.owner[id(unit.summary)] = unit
+            if unit.classes:
+                self.methods.setdefault((unit.classes[-1].name, unit.node.name), []).append(unit)
+                self.members.setdefault(id(unit.classes[-1]), []).append(unit)
+            else:
+                self.functions.setdefault(unit.node.name, []).append(unit)
+
+
+def _context(
+    units: list[Unit], candidates: list[Unit], module: FunctionSummary, lookups: _Lookups | None = None
+) -> set[int]:
     """The ids of the units to keep: the candidates and what their facts read elsewhere."""
-    functions: dict[str, list[Unit]] = {}
-    methods: dict[tuple[str, str], list[Unit]] = {}  # (class name, method) -> its defs
-    members: dict[int, list[Unit]] = {}  # id(class) -> the units directly in it
-    owner: dict[int, Unit] = {}  # id(summary) -> its unit
-    for unit in units:
-        owner[id(unit.summary)] = unit
-        if unit.classes:
-            methods.setdefault((unit.classes[-1].name, unit.node.name), []).append(unit)
-            members.setdefault(id(unit.classes[-1]), []).append(unit)
-        else:
-            functions.setdefault(unit.node.name, []).append(unit)
+    lookups = lookups or _Lookups(units)
+    functions, methods, members, owner = lookups.functions, lookups.methods, lookups.members, lookups.owner
     kept = {id(u) for u in candidates}
     # what is read with its facts: the helpers a kept function calls (their return values are
     # summarised from their own facts), transitively
     todo: list[FunctionSummary] = [module, *(u.summary for u in candidates)]
     read: list[Unit] = []  # the kept units whose facts are read
-    mentions: dict[str, list[Unit]] = {}
     callers: set[int] = set()
     while todo:
         summary = todo.pop()
         unit = owner.get(id(summary))
         if unit is not None:
             read.append(unit)
-            callers.update(_call_site_context(unit, units, module, mentions))
+            if id(unit) not in lookups.call_sites:
+                lookups.call_sites[id(unit)] = _call_site_context(unit, units, module, lookups.mentions)
+            callers.update(lookups.call_sites[id(unit)])
         for call in summary.calls():
             func = call.func
             found: list[Unit] = []

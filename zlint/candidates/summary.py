@@ -45,6 +45,10 @@ class Unit:
     def first_line(self) -> int:
         return min([self.node.lineno, *(d.lineno for d in self.node.decorator_list)])
 
+    @property
+    def last_line(self) -> int:
+        return self.node.end_lineno or self.node.lineno
+
 
 class FunctionSummary(ValueReadings):
     """What one function's code can give a rule: where the values its names may hold

@@ -84,6 +84,42 @@ class FixOutcome:
     source: bytes | None = None
 
 
+@dataclass
+class FixedText:
+    """A text with its fixes applied (:func:`fix_text`): the findings left, how many fixes
+    applied, or why the fixes were refused (``error``: the text is then the one given)."""
+
+    text: str
+    diagnostics: list[Diagnostic]
+    fixed: int = 0
+    error: str | None = None
+
+
+def fix_text(
+    text: str, diagnostics: list[Diagnostic], name: str, settings, unsafe: bool = False, scope: FileScope | None = None
+) -> FixedText:
+    """Apply the fixes of ``diagnostics`` (``text``'s findings) in passes, linting the text again
+    after each, until none is left; refused whole when a pass would make code that does not
+    parse or that zlint cannot read. What ``--fix`` writes and the language server's "fix all"."""
+    fixed = 0
+    for _ in range(MAX_PASSES):
+        fixes = selected_fixes(diagnostics, unsafe)
+        if not fixes:
+            break
+        new_text, applied = apply_fixes(text, fixes)
+        if new_text == text:
+            break
+        try:
+            check_syntax(new_text, name)
+        except SourceError as exc:
+            return FixedText(text, diagnostics, error=f"fix would make invalid code ({exc})")
+        result = engine.lint_source(new_text, name, settings, scope=scope)
+        if result.error is not None:
+            return FixedText(text, diagnostics, error=f"fix would make code zlint cannot read ({result.error.reason})")
+        text, diagnostics, fixed = new_text, result.diagnostics, fixed + applied
+    return FixedText(text, diagnostics, fixed)
+
+
 def _encoding(data: bytes) -> tuple[str, bytes]:
     """The file's encoding and its BOM (kept on write)."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -122,26 +158,11 @@ def fix_file(
         original = data[len(bom):].decode(encoding)
     except (SyntaxError, UnicodeDecodeError, LookupError):
         return outcome  # lint_file would have failed already; be safe
-    text, diagnostics, fixed = original, first.diagnostics, 0
-    for _ in range(MAX_PASSES):
-        fixes = selected_fixes(diagnostics, unsafe)
-        if not fixes:
-            break
-        new_text, applied = apply_fixes(text, fixes)
-        if new_text == text:
-            break
-        try:
-            check_syntax(new_text, name)
-        except SourceError as exc:
-            outcome.error = FileError(name, f"fix would make invalid code ({exc}); not written")
-            return outcome
-        result = engine.lint_source(new_text, name, settings, scope=scope)
-        if result.error is not None:
-            outcome.error = FileError(
-                name, f"fix would make code zlint cannot read ({result.error.reason}); not written"
-            )
-            return outcome
-        text, diagnostics, fixed = new_text, result.diagnostics, fixed + applied
+    fixing = fix_text(original, first.diagnostics, name, settings, unsafe, scope)
+    if fixing.error is not None:
+        outcome.error = FileError(name, f"{fixing.error}; not written")
+        return outcome
+    text, diagnostics, fixed = fixing.text, fixing.diagnostics, fixing.fixed
     if text == original:
         return outcome
     outcome.diagnostics, outcome.fixed = diagnostics, fixed

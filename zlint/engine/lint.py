@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from zlint.candidates import stage as candidates
+    from zlint.engine.incremental import Memo
     from zlint.rules.base import Rule
 
 
@@ -186,12 +187,17 @@ def lint_source(
 
 @_never_raises
 def lint_parsed(
-    parsed: ParsedSource, path: str = "<string>", settings: Settings | None = None, full_path: bool | None = None
+    parsed: ParsedSource, path: str = "<string>", settings: Settings | None = None, full_path: bool | None = None,
+    memo: Memo | None = None,
 ) -> FileResult:
     """Lint a file already decoded and parsed (:func:`~zlint.core.source.parse_source`), up to the
     findings before placement: ``# noqa`` applied, no scope or tier yet, sorted. What the result
     cache stores: the findings depend on the file and its settings alone, and
-    :func:`zlint.scope.placement.place` adds what the run's project index says (:mod:`zlint.engine.parallel`)."""
+    :func:`zlint.scope.placement.place` adds what the run's project index says (:mod:`zlint.engine.parallel`).
+
+    ``memo``: the findings of this file's last lint, kept by a front end that lints one file again
+    and again (the language server); only the functions an edit can change are parsed again
+    (:mod:`zlint.engine.incremental`), and the findings are the same."""
     settings = settings or Settings()
     result = FileResult(path)
     text, tree = parsed.text, parsed.tree
@@ -219,12 +225,17 @@ def lint_parsed(
                 pass
         if rules and not (full_path if full_path is not None else full_path_default()):
             try:
-                reduced = candidates.plan(text, tree, rules, settings)
+                reduced = (candidates.plan if memo is None else candidates.split)(text, tree, rules, settings)
             except RecursionError:
                 pass
     diagnostics: list[Diagnostic] = []
     if rules:
-        outcome = _parse_and_run(text, path, rules, settings, tree=tree, reduced=reduced)
+        if isinstance(reduced, candidates.Split):
+            from zlint.engine.incremental import relint
+
+            outcome = relint(reduced, path, rules, settings, memo, _parse_and_run)
+        else:
+            outcome = _parse_and_run(text, path, rules, settings, tree=tree, reduced=reduced)
         if isinstance(outcome, FileError):
             result.error = outcome
             return result

@@ -38,6 +38,9 @@ def worker_pool(workers: int) -> multiprocessing.pool.Pool:
     return multiprocessing.get_context().Pool(workers)
 
 
+#: the collector's thresholds while linting: young collections every 20,000 allocations
+COLLECTOR_THRESHOLDS = (20_000, 50, 1_000)
+
 
 @contextlib.contextmanager
 def fewer_collections() -> Iterator[None]:
@@ -48,7 +51,7 @@ def fewer_collections() -> Iterator[None]:
     (a host that calls zlint in-process keeps its own collector settings)."""
     thresholds = gc.get_threshold()
     gc.freeze()
-    gc.set_threshold(20_000, 50, 1_000)
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
     try:
         yield
     finally:

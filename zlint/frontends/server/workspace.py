@@ -14,6 +14,7 @@ Nothing here raises for bad input; every path is absolute.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -23,8 +24,9 @@ from pathlib import Path
 from zlint import pipeline
 from zlint.core.diagnostics import Diagnostic, FileError
 from zlint.core.settings import ConfigError, Settings
-from zlint.core.source import SourceError, parse_source, read_source
+from zlint.core.source import ParsedSource, SourceError, parse_source, read_source
 from zlint.engine.discovery import PathProblem, SettingsResolver, discover
+from zlint.engine.incremental import Memo
 from zlint.scope.classify import FileScope, classify
 from zlint.scope.file_summary import FileSummary
 from zlint.scope.index import summary_of
@@ -49,6 +51,10 @@ class Document:
     error: FileError | None = None
     #: 1-based (line, column) the error points at, when it says
     error_at: tuple[int, int] | None = None
+    #: the findings of the last lint by function: a re-lint parses only what an edit changed
+    memo: Memo = field(default_factory=Memo, repr=False)
+    #: the tree of an edited text whose summary :meth:`Workspace.settle` has yet to take
+    unsummarized: ast.Module | None = field(default=None, repr=False)
 
 
 class Workspace:
@@ -168,15 +174,20 @@ class Workspace:
         return self._scopes.get(path)
 
     def _classify(self) -> None:
+        for document in self.documents.values():
+            if document.unsummarized is not None:
+                self._summaries[document.path] = summary_of(document.path, document.unsummarized)
+                document.unsummarized = None
         self.stale = False
-        try:  # classify adds a guard's calls to its function's: it gets copies, the index stays as read
+        try:
             self._scopes = classify([s for s in self._summaries.values() if s is not None])
         except Exception:  # noqa: BLE001 - keep the last scopes rather than fail the edit
             pass
 
     def settle(self) -> set[str]:
-        """Classify the index if an edit left it stale (:meth:`update` with ``exact=False``);
-        returns the open documents whose findings changed."""
+        """Summarize the texts edits left unsummarized and classify the index, if an edit left it
+        stale (:meth:`update` with ``exact=False``); returns the open documents whose findings
+        changed."""
         return self._reclassified() if self.stale else set()
 
     def _reclassified(self, skip: str | None = None) -> set[str]:
@@ -206,9 +217,9 @@ class Workspace:
         """The document's new text: lint it, and re-place the open documents whose scope it
         changes. Returns the paths whose findings to publish (this one always).
 
-        ``exact=False``: when the text's summary changed, do not classify the index now: place
-        the findings with the document's last scope, its lines moved as the edit moved them, and
-        leave the index stale; :meth:`settle` classifies it and re-places what it changes."""
+        ``exact=False``: do not summarize the text nor classify the index now: place the findings
+        with the document's last scope, its lines moved as the edit moved them, and leave the
+        index stale; :meth:`settle` summarizes, classifies and re-places what that changes."""
         path = os.path.abspath(path)
         document = self.documents.get(path)
         if document is None:
@@ -218,29 +229,32 @@ class Workspace:
             document.version = version  # saved, or an edit undone: the findings stand
             return {path}
         document.text, document.version = text, version
-        summary = self._lint(document)
-        if document.error is not None and summary is None:  # keeps its summary and findings
+        parsed = self._lint(document)
+        if parsed is None:  # does not parse: keeps its summary and findings
             return {path}
-        changed: set[str] = set()
-        new = summary is not None and (path not in self._summaries or self._summaries[path] != summary)
-        if new:
-            self._summaries[path] = summary
-        if not self.indexed:  # the index is still being built: the file alone, as `zlint FILE`
-            if summary is not None and (new or path not in self._scopes):
-                self._scopes[path] = _alone(summary, self._scopes.get(path))
-        elif new and (exact or document.scope is None or path not in self._scopes):
-            changed = self._reclassified(skip=path)
-        elif (new or self.stale) and document.scope is not None:
-            # the index is (left) stale: the last scope, its lines moved as the edit moved them
+        if not exact and self.indexed and document.scope is not None:
+            document.unsummarized = parsed.tree
             self.stale = True
             self._place(document, _moved(document.scope, _line_map(before, text)))
             return {path}
+        document.unsummarized = None
+        summary = summary_of(path, parsed.tree)
+        changed: set[str] = set()
+        new = path not in self._summaries or self._summaries[path] != summary
+        if new:
+            self._summaries[path] = summary
+        if not self.indexed:  # the index is still being built: the file alone, as `zlint FILE`
+            if new or path not in self._scopes:
+                self._scopes[path] = _alone(summary, self._scopes.get(path))
+        elif new or self.stale:
+            changed = self._reclassified(skip=path)
         self._place(document)
         return changed | {path}
 
-    def _lint(self, document: Document) -> FileSummary | None:
-        """Lint the document's text into ``document.unplaced``; its summary, or None when the
-        text does not parse (``document.error`` says why; the last findings stay)."""
+    def _lint(self, document: Document) -> ParsedSource | None:
+        """Lint the document's text into ``document.unplaced``; the parsed text, or None when it
+        does not parse (``document.error`` says why; the last findings stay). A text that parses
+        but fails to lint keeps the last findings too, with the error besides them."""
         path = document.path
         document.error = document.error_at = None
         try:
@@ -249,14 +263,13 @@ class Workspace:
             document.error = FileError(path, str(exc))
             document.error_at = _error_position(str(exc))
             return None
-        result = pipeline.lint_unplaced(parsed, path, self.settings_for(path))  # LibCST loads here
+        result = pipeline.lint_unplaced(parsed, path, self.settings_for(path), document.memo)  # LibCST loads here
         if result.error is not None:  # the last findings stay; the error is shown besides them
             document.error = result.error
             document.error_at = _error_position(result.error.reason)
         else:
             document.unplaced, document.linted_text = result.diagnostics, document.text
-        summary = summary_of(path, parsed.tree)
-        return summary
+        return parsed
 
     def _place(self, document: Document, scope: FileScope | None = None) -> bool:
         """Place the document's findings with its scope in the index (or ``scope``); True when
