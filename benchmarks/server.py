@@ -41,7 +41,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from lsp_support import START, apply_edits, cli_shape, random_edit, server_env, shape  # noqa: E402
 from zlint.frontends.server.lsp import DEBOUNCE  # noqa: E402
 
-LOG = ["--log-file", "/tmp/zserver.log"]
+#: extra arguments of the server (``--server-log PATH``: its log, with each re-lint's wall and CPU time)
+LOG: list[str] = []
 MODELS = Path("/work/corpus/transformers/transformers/models")
 
 
@@ -257,8 +258,11 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--edits", type=int, default=0, help="random edits checked against the CLI (0: none)")
+    parser.add_argument("--server-log", metavar="PATH", help="the server's log (each re-lint's wall and CPU time)")
     parser.add_argument("--seed", type=int, default=25)
     args = parser.parse_args()
+    if args.server_log:
+        LOG.extend(["--log-file", args.server_log])
     files = slice_files(args.source, args.every)
     biggest = max(files, key=lambda p: p.stat().st_size)
     with tempfile.TemporaryDirectory(prefix="zlint-server-bench-") as tmp:
