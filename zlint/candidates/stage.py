@@ -38,7 +38,7 @@ from zlint.candidates.summary import FunctionSummary, Unit
 from zlint.candidates.values import FUNCTIONS, ModuleIndex
 from zlint.candidates.walk import callee_name, group, is_self_attribute
 from zlint.core.source import ODD_SEPARATORS
-from zlint.facts.call_sites import DEPTH as CALL_SITE_DEPTH
+from zlint.facts.vocabulary import CALL_SITE_DEPTH
 
 if TYPE_CHECKING:
     from zlint.core.settings import Settings

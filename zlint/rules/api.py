@@ -40,13 +40,14 @@ from zlint.facts.compile_calls import CompileCall, compile_call, is_none, litera
 from zlint.facts.compiled_scope import CompileSite, Dynamic
 from zlint.facts.condition_facts import ConditionAtomsProvider, declared_static
 from zlint.facts.conditions import condition_atoms, only_raises
-from zlint.facts.dynamic_dims import DIM_FACTORIES, MARK_FUNCTIONS, StaticDimsProvider, mark_kind
+from zlint.facts.dynamic_dims import DIM_FACTORIES, StaticDimsProvider, mark_kind
 from zlint.facts.imports import ImportMap, dotted_name
 from zlint.facts.lattice import Fact, Kind, Versus
 from zlint.facts.literals import int_literal, number_literal
 from zlint.facts.loops import Frame, LoopFacts, Mark
-from zlint.facts.size_facts import SIZE_WORDS, TENSOR_WORDS, SizeFactsProvider
+from zlint.facts.size_facts import SizeFactsProvider
 from zlint.facts.specialization import positional_params, specializing_use
+from zlint.facts.vocabulary import ITERATING_BUILTINS, MARK_FUNCTIONS, SIZE_WORDS, SYMBOLIC_CHECKS, TENSOR_WORDS
 from zlint.rules.base import FileContext, Rule, SizeFactsRule
 
 __all__ = [
@@ -68,6 +69,8 @@ __all__ = [
     # the candidate stage: a function's ast summary and the predicates rules declare as `candidate`
     "FunctionSummary", "at_compile_sites", "callee_name", "size_branch", "size_compared_with_zero_or_one",
     "size_tested_for_truth", "size_zero_test", "spells",
+    # the words a visitor matches as the facts and the candidate stage do (zlint.facts.vocabulary)
+    "ITERATING_BUILTINS", "SYMBOLIC_CHECKS",
     # the targeted torch version's facts
     "LIMIT_KEYS", "TorchData", "parse_version", "target_torch_version", "torch_data",
     # the walk for a rule's own sub-visitor, and the settings type

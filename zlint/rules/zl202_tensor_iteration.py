@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import Kind, SizeFactsRule
+from zlint.rules.api import ITERATING_BUILTINS, Kind, SizeFactsRule
 from zlint.rules.calls import positional, snippet
-
-ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"})
 
 
 class TensorIteration(SizeFactsRule):
