@@ -16,7 +16,7 @@ The groups below:
 - shared facts: the size facts' :class:`Fact`/:class:`Kind` (``SizeFactsRule.fact``), imports
   (:class:`ImportMap`, :func:`dotted_name`), compile calls and sites, conditions, dims, literals
 - the candidate stage (``candidate = ...``): :class:`FunctionSummary` and its predicates
-- torch facts of the targeted version: :func:`torch_data`, :data:`LIMIT_KEYS`
+- torch facts of the targeted version: :func:`torch_data`, :func:`target_version`, :data:`LIMIT_KEYS`
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from zlint.candidates.summary import (
 from zlint.candidates.walk import callee_name
 from zlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix
 from zlint.core.settings import Settings
-from zlint.core.torch_versions import LIMIT_KEYS, TorchData, parse_version, target_torch_version, torch_data
+from zlint.core.torch_versions import LIMIT_KEYS, SYMBOLIC_SINCE, TorchData, target_version, torch_data
 from zlint.cst.batched import visit
 from zlint.facts.comparisons import names_fixed_size
 from zlint.facts.compile_calls import CompileCall, compile_call, is_none, literal_bool, literal_string, literal_type
@@ -72,7 +72,7 @@ __all__ = [
     # the words a visitor matches as the facts and the candidate stage do (zlint.facts.vocabulary)
     "ITERATING_BUILTINS", "SYMBOLIC_CHECKS",
     # the targeted torch version's facts
-    "LIMIT_KEYS", "TorchData", "parse_version", "target_torch_version", "torch_data",
+    "LIMIT_KEYS", "SYMBOLIC_SINCE", "TorchData", "target_version", "torch_data",
     # the walk for a rule's own sub-visitor, and the settings type
     "Settings", "visit",
 ]

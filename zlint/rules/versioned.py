@@ -2,31 +2,7 @@
 
 from __future__ import annotations
 
-import functools
-
-from zlint.rules.api import Rule, parse_version, target_torch_version
-
-
-@functools.lru_cache(maxsize=16)
-def _target(configured: str | None) -> tuple[int, int, int]:
-    # the installed torch's metadata is read once per process, not once per file
-    return parse_version(target_torch_version(_Configured(configured) if configured else None))
-
-
-class _Configured:
-    def __init__(self, torch_version: str) -> None:
-        self.torch_version = torch_version
-
-
-def target_version(settings: object | None) -> tuple[int, int, int]:
-    """The torch version the rules target for these settings (``torch-version``, else installed)."""
-    return _target(getattr(settings, "torch_version", None) or None)
-
-
-# Measured on torch 2.13 (CPU): int()/float()/math.* on sizes and squeeze() without a dim trace
-# symbolically, with no guard. Older releases guarded on them (PRs #95479, #94365); which release
-# changed each is not measured here, so the rules apply to every release before the pinned one.
-SYMBOLIC_SINCE = (2, 13, 0)
+from zlint.rules.api import SYMBOLIC_SINCE, Rule, target_version
 
 
 class BeforeSymbolicRelease(Rule):

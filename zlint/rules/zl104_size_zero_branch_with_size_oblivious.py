@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, Fact, Kind, number_literal, size_zero_test
+from zlint.rules.api import SIZE_WORDS, Fact, Kind, number_literal, size_zero_test, target_version
 from zlint.rules.branching import BranchRule, Where
-from zlint.rules.versioned import target_version
 
 # Measured unsound on torch 2.13.0, 2.14.1 and 2.15.0 (rules/ZL104-*.md). No release is known to
 # be sound again; when one is measured, it goes here and the rule stops applying from it on.
