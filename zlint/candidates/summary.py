@@ -1,5 +1,5 @@
 """What a function of a file can hold a finding from, decided on the ``ast``: the summaries the
-rules' candidate declarations test (:class:`FunctionSummary`), one walk of each function.
+candidate tests of the rules' gates read (:class:`FunctionSummary`), one walk of each function.
 
 Sizes, tensors and masks follow the function's names flow-insensitively, from the same sources
 the shared facts use (:mod:`zlint.facts.size_facts`, the evidence of :mod:`zlint.facts.tensor_evidence`,

@@ -4,8 +4,9 @@ can exist in a file.
 
 LibCST-free on purpose: the LibCST facts (:mod:`zlint.facts.size_facts`,
 :mod:`zlint.facts.tensor_evidence`, :mod:`zlint.facts.call_sites`), the ``ast`` candidate stage
-(:mod:`zlint.candidates`) and the rules read these very sets (no copy to keep in step), and the
-candidate stage can run without loading LibCST.
+(:mod:`zlint.candidates`), the rules' gates (:mod:`zlint.candidates.gates`) and the rules read
+these very sets (no copy to keep in step), so a file that needs no rule run loads no LibCST to
+decide that.
 """
 
 from __future__ import annotations

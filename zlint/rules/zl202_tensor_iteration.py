@@ -10,8 +10,6 @@ from zlint.rules.calls import positional, snippet
 
 class TensorIteration(SizeFactsRule):
     code = "ZL202"
-    trigger_words = ITERATING_BUILTINS | {"for"}
-    candidate = staticmethod(lambda s, _: s.tensor_iteration)
     name = "tensor-iteration"
     summary = "Iterating a tensor over its first dim (`for row in x`, `zip(x, y)`, `list(x)`)"
 
