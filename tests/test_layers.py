@@ -9,7 +9,7 @@ re-exports, but for the deliberate facades in FACADES); only zlint.verify import
   source reading
 - cst (``zlint.cst``): LibCST plumbing (LibCST starts here)
 - facts (``zlint.facts``, and its run-wide peer ``zlint.scope``)
-- candidates (``zlint.candidates``): the ``ast`` pre-stage
+- candidates (``zlint.candidates``): the ``ast`` pre-stage and the rules' gates (no LibCST)
 - rules (``zlint.rules``): the visitors
 - engine (``zlint.engine``): one file in, findings out; cache, workers, discovery, the fix loop
 - services (``zlint.adoption``, ``zlint.report``, ``zlint.verify``): what a run does with findings
@@ -43,7 +43,7 @@ LAYERS = {
     "zlint.cst": CST,  # LibCST plumbing: version guard, the batched walk, positions
     "zlint.facts": FACTS,  # per-file LibCST facts the rules read
     "zlint.scope": FACTS,  # run-wide `ast` scope: the project index and placement (a peer of facts)
-    "zlint.candidates": CANDIDATES,  # the `ast` pre-stage: which functions the rules must see
+    "zlint.candidates": CANDIDATES,  # the `ast` pre-stage and the rules' gates: what the rules must see
     "zlint.rules": RULES,  # the visitors, and `rules.api`, all a rule may import
     "zlint.engine": ENGINE,  # one file in, findings out; cache, workers, discovery, the fix loop
     "zlint.adoption": SERVICES,  # baseline and add-noqa over findings
@@ -160,6 +160,36 @@ def test_import_graph_has_no_cycle(graph):
             visit(module, [module])
     assert cycles == []
     assert all(target in GRAPH[module] for module, target in KNOWN_CYCLE_EDGES), "drop the stale entry"
+
+
+#: what the engine runs on every file before it knows whether LibCST has anything to parse: the
+#: candidate stage and the rules' gates, the vocabulary they share with the facts, the pre-pass
+LIBCST_FREE = ("zlint.candidates", "zlint.facts.vocabulary", "zlint.engine.prepass")
+
+
+def _imports_libcst(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        )
+        if any(name == "libcst" or name.startswith("libcst.") for name in names):
+            return True
+    return False
+
+
+def test_the_gates_and_what_they_import_load_no_libcst():
+    """A file in which no gate keeps a function is linted without LibCST (the start-up tests run
+    it for real); here, the module that would break that is named."""
+    todo = [m for m in MODULES if any(m == p or m.startswith(p + ".") for p in LIBCST_FREE)]
+    reached: set[str] = set()
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo.extend(RUNTIME_GRAPH[module])
+    assert "zlint.candidates.gates.sizes" in reached and "zlint.core.torch_versions" in reached
+    assert sorted(m for m in reached if _imports_libcst(MODULES[m])) == []
+    assert _imports_libcst(MODULES["zlint.facts.size_facts"])  # the near miss: the check sees one
 
 
 def _private(name: str) -> bool:

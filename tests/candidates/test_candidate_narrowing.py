@@ -13,7 +13,7 @@ from zlint.candidates import stage as candidates
 from zlint.candidates import summary as candidate_summary
 from zlint.core.settings import Settings
 from zlint.engine.lint import lint_source
-from zlint.rules import branching, visitors
+from zlint.rules import visitors
 from zlint.rules.zl206_size_formatted_into_string import SizeFormattedIntoString
 
 ALL = Settings(select=("ALL",), scope="all", target="single-graph")
@@ -76,13 +76,6 @@ def test_a_module_level_size_comparison_keeps_its_readers():
     plan = candidates.plan(textwrap.dedent(code), ast.parse(textwrap.dedent(code)), visitors(["ZL101"]), ALL)
     assert plan is not None and plan.candidates == 1
     _same_on_both_paths(code, ("ZL101",))
-
-
-def test_the_copied_constants_are_the_rules():
-    from zlint.rules.zl202_tensor_iteration import ITERATING_BUILTINS
-
-    assert candidate_summary._SYMBOLIC_CHECKS == branching.SYMBOLIC_CHECKS
-    assert candidate_summary._ITERATING_BUILTINS == ITERATING_BUILTINS
 
 
 @pytest.mark.parametrize(

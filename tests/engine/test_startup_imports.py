@@ -1,5 +1,6 @@
 """A run imports only what it needs: a warm run (every file a cache hit) loads no rule module and
-no LibCST, a run that parses nothing loads no LibCST, and the flake8 entry point stays light.
+no LibCST, a run that parses nothing (a file whose functions hold no candidate included) loads
+no LibCST, and the flake8 entry point stays light.
 
 Each check runs zlint in a fresh interpreter and reads ``sys.modules`` after the run: what an
 earlier test imported in this process cannot hide what a real run loads.
@@ -45,11 +46,14 @@ print(json.dumps({{"code": code, "out": out.getvalue(), "loaded": loaded}}))
 """
 
 
-def _zlint(cwd: Path, *args: str, watched: tuple[str, ...] = HEAVY + OPTIONAL) -> dict:
+def _zlint(cwd: Path, *args: str, watched: tuple[str, ...] = HEAVY + OPTIONAL, full_path: bool = False) -> dict:
     """Run ``zlint ARGS`` in a fresh interpreter: its exit code, stdout and which of ``watched``
-    (modules or packages) it loaded."""
+    (modules or packages) it loaded; ``full_path``: with ``ZLINT_FULL_PATH=1``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("ZLINT_CACHE_DIR", None)
+    env.pop("ZLINT_FULL_PATH", None)
+    if full_path:
+        env["ZLINT_FULL_PATH"] = "1"
     proc = subprocess.run(
         [sys.executable, "-c", RUN.format(watched=watched), *args],
         cwd=cwd, env=env, capture_output=True, text=True, check=True,
@@ -112,6 +116,32 @@ def test_no_libcst_when_nothing_is_parsed(project):
     # the near miss: with a static rule that finds something the file is parsed
     both = _zlint(project, "--no-cache", "--select", "ZL901,ZL1", "noqa.py")
     assert "libcst" in both["loaded"] and "noqa.py:6:8: ZL101 " in both["out"]
+
+
+#: a file in which no enabled rule's gate keeps a function (nor the module-level code), and its
+#: near miss: one candidate of ZL101
+NO_CANDIDATE = "import os\n\n\ndef helper(p):\n    return os.listdir(p)\n"
+ONE_CANDIDATE = (
+    "import torch\n\n\nclass Block(torch.nn.Module):\n    def forward(self, x):\n"
+    "        if x.size(0) == 1:\n            return x\n        return x + 1\n"
+)
+#: what the rules' gates need (the engine, the ``ast`` candidate stage) and what only a parse needs
+GATED = ("zlint.engine.lint", "zlint.candidates.stage")
+PARSING = ("libcst", "zlint.rules", "zlint.cst", "zlint.facts.size_facts")
+
+
+def test_a_file_whose_functions_hold_no_candidate_loads_no_rule_and_no_libcst(tmp_path):
+    (tmp_path / "plain.py").write_text(NO_CANDIDATE, encoding="utf-8")
+    (tmp_path / "block.py").write_text(ONE_CANDIDATE, encoding="utf-8")
+    plain = _zlint(tmp_path, "--no-cache", "plain.py", watched=GATED + PARSING)
+    assert (plain["code"], plain["out"], plain["loaded"]) == (0, "", sorted(GATED))
+    # the near miss: one candidate function, so the rules, LibCST and the facts load, and report
+    block = _zlint(tmp_path, "--no-cache", "block.py", watched=GATED + PARSING)
+    assert block["code"] == 1 and block["loaded"] == sorted(GATED + PARSING)
+    assert [line.split(" ")[:2] for line in block["out"].splitlines()] == [["block.py:6:12:", "ZL101"]]
+    # the full path parses every file, as before: the same (empty) answer, with LibCST
+    full = _zlint(tmp_path, "--no-cache", "plain.py", watched=GATED + PARSING, full_path=True)
+    assert (full["code"], full["out"]) == (0, "") and "libcst" in full["loaded"]
 
 
 #: what loading an entry point (and its first job) runs -> the modules or packages it must not load

@@ -15,7 +15,7 @@ import ast
 from zlint.candidates.summary import FunctionSummary, Unit
 from zlint.candidates.values import FUNCTIONS
 from zlint.candidates.walk import assigned_targets, call_arguments, callee_name
-from zlint.facts.call_sites import PYTHON_BUILTINS, SIZE_ATTRIBUTES, SIZE_METHODS
+from zlint.facts.vocabulary import PYTHON_BUILTINS, SIZE_ATTRIBUTES, SIZE_METHODS
 
 #: calls :func:`zlint.facts.tensor_evidence.is_plain_value` takes for a Python value
 _PLAIN_METHODS = frozenset({"astype", "numpy", "tobytes", "ravel", "tolist"})

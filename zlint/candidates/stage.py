@@ -1,6 +1,6 @@
 """The candidate stage: which functions of a file can hold a finding, decided on the ``ast``.
 
-Each static rule may declare ``candidate(summary, settings)`` (:class:`zlint.rules.base.Rule`):
+Each static rule's gate may declare ``candidate(summary, settings)`` (:mod:`zlint.candidates.gates`):
 a test on a :class:`FunctionSummary` that is True for every function in which the rule can
 report something, whatever the rest of the file holds. A summary answers what a finding needs,
 from one walk of the function: whether a *size* (or a comparison of one), a *tensor* or a *mask*
@@ -39,7 +39,7 @@ from zlint.candidates.summary import FunctionSummary, Unit
 from zlint.candidates.values import FUNCTIONS, ModuleIndex
 from zlint.candidates.walk import callee_name, group, is_self_attribute
 from zlint.core.source import ODD_SEPARATORS
-from zlint.facts.call_sites import DEPTH as CALL_SITE_DEPTH
+from zlint.facts.vocabulary import CALL_SITE_DEPTH
 
 if TYPE_CHECKING:
     from zlint.core.settings import Settings

@@ -1,5 +1,5 @@
 """What a function of a file can hold a finding from, decided on the ``ast``: the summaries the
-rules' candidate declarations test (:class:`FunctionSummary`), one walk of each function.
+candidate tests of the rules' gates read (:class:`FunctionSummary`), one walk of each function.
 
 Sizes, tensors and masks follow the function's names flow-insensitively, from the same sources
 the shared facts use (:mod:`zlint.facts.size_facts`, the evidence of :mod:`zlint.facts.tensor_evidence`,
@@ -18,15 +18,10 @@ from typing import TYPE_CHECKING
 
 from zlint.candidates.values import ELEMENTWISE_COMPARISONS, ValueReadings, literal_number
 from zlint.candidates.walk import call_arguments, condition_atoms
+from zlint.facts.vocabulary import ITERATING_BUILTINS, SYMBOLIC_CHECKS
 
 if TYPE_CHECKING:
     from zlint.core.settings import Settings
-
-
-#: Builtins that iterate their arguments (:data:`zlint.rules.zl202_tensor_iteration.ITERATING_BUILTINS`).
-_ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"})
-#: Calls whose arguments the branch rules skip (:data:`zlint.rules.branching.SYMBOLIC_CHECKS`).
-_SYMBOLIC_CHECKS = ("torch._check", "torch._assert", "torch.cond", "torch.sym_", "torch._dynamo")
 
 
 Predicate = Callable[["FunctionSummary", "Settings | None"], bool]
@@ -140,7 +135,7 @@ class FunctionSummary(ValueReadings):
         ):
             return True
         qualified = self.index.qualified(func)
-        return bool(qualified) and all(q.startswith(_SYMBOLIC_CHECKS) for q in qualified)
+        return bool(qualified) and all(q.startswith(SYMBOLIC_CHECKS) for q in qualified)
 
     def sized_argument(self, callees: Iterable[str], first: bool = False) -> bool:
         """A call of one of ``callees`` (last name) takes an argument (``first``: as its first
@@ -249,8 +244,8 @@ class FunctionSummary(ValueReadings):
         for node in self.of(ast.For, ast.AsyncFor, ast.comprehension):
             if self._tensor(node.iter):
                 return True
-        for call in self.calls(_ITERATING_BUILTINS):
-            if isinstance(call.func, ast.Name) and call.func.id in _ITERATING_BUILTINS:
+        for call in self.calls(ITERATING_BUILTINS):
+            if isinstance(call.func, ast.Name) and call.func.id in ITERATING_BUILTINS:
                 args = [a for a in call.args if not isinstance(a, ast.Starred)]
                 if any(self._tensor(a) for a in (args[1:] if call.func.id == "map" else args)):
                     return True

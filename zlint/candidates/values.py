@@ -22,21 +22,20 @@ from zlint.candidates.walk import (
     static_shape,
 )
 from zlint.core.ast_walk import dotted_path
-from zlint.facts.size_facts import (
-    MASK_PRESERVING_METHODS,
-    NON_TENSOR_METHODS,
-    NON_TENSOR_TORCH,
-    TENSOR_ONLY_METHODS,
-)
-from zlint.facts.tensor_evidence import (
+from zlint.facts.vocabulary import (
     DIM_KEYWORDS,
+    MASK_METHODS,
+    MASK_PRESERVING_METHODS,
+    NON_TENSOR_RESULT_METHODS,
+    NON_TENSOR_TORCH,
     NOT_TENSOR_FIRST,
     NUMPY_SHARED_METHODS,
     SHAPED_ATTRIBUTES,
     TENSOR_ATTRIBUTES,
     TENSOR_METHODS,
+    TENSOR_ONLY_METHODS,
+    returns_tensor,
 )
-from zlint.facts.values import MASK_METHODS, returns_tensor
 
 #: The attributes of a tensor that are tensors again (``x.T``, ``x.max(dim=1).values``).
 TENSOR_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag", "values", "indices"})
@@ -367,7 +366,7 @@ class ValueReadings:
         if isinstance(func, ast.Name):
             return func.id in self.index.functions and self.index.returns(None, func.id, "tensor")
         method = func.attr
-        if method in NON_TENSOR_METHODS and method not in _SPLITS:
+        if method in NON_TENSOR_RESULT_METHODS and method not in _SPLITS:
             return False
         if method in TENSOR_ONLY_METHODS or any(k.arg in DIM_KEYWORDS for k in node.keywords):
             return True  # only a tensor has it: (coords == -1).all(dim=-1)

@@ -34,6 +34,10 @@ NAMESPACES = ("torch", "torch.compiler", "torch._dynamo", "torch._dynamo.config"
 LIMIT_KEYS = ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit", "accumulated_recompile_limit")
 #: inductor option value types we can check from a literal (others are skipped, like torch does)
 SIMPLE_TYPES = {"bool": bool, "int": int, "float": float, "str": str}
+#: Measured on torch 2.13 (CPU): int()/float()/math.* on sizes and squeeze() without a dim trace
+#: symbolically, with no guard. Older releases guarded on them (PRs #95479, #94365); which release
+#: changed each is not measured here, so ZL207 and ZL208 apply to every release before the pinned one.
+SYMBOLIC_SINCE = (2, 13, 0)
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
 
@@ -104,6 +108,17 @@ def target_torch_version(settings: Any = None) -> str:
         return installed
     versions = known_versions()
     return format_version(versions[-1]) if versions else "0.0.0"
+
+
+def target_version(settings: Any = None) -> tuple[int, int, int]:
+    """:func:`target_torch_version` as a tuple, worked out once per configured value: rules and
+    their gates ask for every file and function."""
+    return _parsed_target(getattr(settings, "torch_version", None) or None)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed_target(configured: str | None) -> tuple[int, int, int]:
+    return parse_version(validate_torch_version(configured) if configured else target_torch_version())
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,15 @@ compiled scope (:func:`lint_source`; a run over many files places them with its 
 The fast path (:mod:`zlint.engine.prepass`) first decides from the ``ast`` and the text which enabled
 rules can report anything, and runs only those (parsing nothing when none can); then the
 candidate stage (:mod:`zlint.candidates.stage`) reduces the text LibCST parses to the functions that
-can hold a finding and what their facts read. Positions are resolved only for files with
+can hold a finding and what their facts read. Both read the rules' gates
+(:mod:`zlint.candidates.gates`), not the rule classes. Positions are resolved only for files with
 findings. ``ZLINT_FULL_PATH=1`` (or ``full_path=True``) parses every file whole and runs every
 enabled rule, the plain reference the fast path must equal (``benchmarks/run.py --check``).
 
 LibCST, the rule modules and the shared facts are imported when a file needs a rule run, not
-with this module: a file that fails to decode or parse, or whose settings enable no static rule,
-is linted without loading them (``tests/engine/test_startup_imports.py``).
+with this module: a file that fails to decode or parse, whose settings enable no static rule, or
+in which the gates leave nothing to parse, is linted without loading them
+(``tests/engine/test_startup_imports.py``).
 """
 
 from __future__ import annotations
@@ -129,10 +131,8 @@ def _parse_and_run(
     text: str, path: str, rules: list[type[Rule]], settings: Settings, tree: ast.Module | None = None,
     reduced: candidates.Plan | None = None,
 ) -> list[Diagnostic] | FileError:
-    """Parse ``text`` (or the ``reduced`` text of the candidate stage) and run ``rules``."""
-    if reduced is not None:
-        if reduced.text is None:
-            return []  # no code can hold a finding: LibCST parses nothing
+    """Parse ``text``, or the text the candidate stage ``reduced`` it to, and run ``rules``."""
+    if reduced is not None and reduced.text is not None:
         outcome = _parse_and_run(reduced.text, path, rules, settings)
         if isinstance(outcome, FileError):
             return outcome
@@ -212,25 +212,19 @@ def lint_parsed(
         codes = frozenset(c for c in codes if not file_noqa.covers(c))
     rules: list[type[Rule]] = []
     reduced = None
-    if registry.static_records(codes):  # rules to run: their modules (and LibCST) load now
-        from zlint import rules as rule_modules
-        from zlint.candidates import stage as candidates
-        from zlint.engine import prepass
-
-        rules = rule_modules.visitors(codes)
+    if registry.static_records(codes):
+        selected: Iterable[str] = codes
         if not (full_path if full_path is not None else full_path_default()):
-            try:
-                rules = list(prepass.relevant_rules(text, tree, rules, settings))
-            except RecursionError:  # a pathological nesting depth: let the full path report it
-                pass
-        if rules and not (full_path if full_path is not None else full_path_default()):
-            try:
-                reduced = (candidates.plan if memo is None else candidates.split)(text, tree, rules, settings)
-            except RecursionError:
-                pass
+            selected, reduced = _gated(text, tree, codes, settings, memo is not None)
+        if selected and (reduced is None or reduced.text is not None):  # something to parse
+            from zlint import rules as rule_modules  # the rule modules (and LibCST) load now
+
+            rules = rule_modules.visitors(selected)
     diagnostics: list[Diagnostic] = []
     if rules:
-        if isinstance(reduced, candidates.Split):
+        from zlint.candidates.stage import Split  # loaded with the rules' gates already
+
+        if isinstance(reduced, Split):  # a lint with a memo
             from zlint.engine.incremental import relint
 
             outcome = relint(reduced, path, rules, settings, memo, _parse_and_run)
@@ -250,6 +244,31 @@ def lint_parsed(
         kept.extend(noqa.filter_suppressed(unused, lines))
     result.diagnostics = sorted(kept)
     return result
+
+
+def _gated(
+    text: str, tree: ast.Module, codes: frozenset[str], settings: Settings, split: bool = False
+) -> tuple[list[str], candidates.Plan | candidates.Split | None]:
+    """The fast path, from the gates of the enabled static rules alone (no rule module, no
+    LibCST): the codes that can report in this file, and the candidate stage's plan for them
+    (None: parse the file whole); with ``split``, the stage's :class:`~zlint.candidates.stage.Split`
+    where it has one, for a lint with a memo."""
+    from zlint.candidates import stage as candidates
+    from zlint.candidates.gates import gate_of
+    from zlint.engine import prepass
+
+    gates = [gate_of(record.code) for record in registry.static_records(codes)]
+    try:
+        gates = list(prepass.relevant_rules(text, tree, gates, settings))
+    except RecursionError:  # a pathological nesting depth: let the full path report it
+        pass
+    reduced = None
+    if gates:
+        try:
+            reduced = (candidates.split if split else candidates.plan)(text, tree, gates, settings)
+        except RecursionError:
+            pass
+    return [gate.code for gate in gates], reduced
 
 
 def preload(codes: Iterable[str]) -> None:

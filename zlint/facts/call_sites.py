@@ -14,7 +14,7 @@ Scope: calls in the same module only. A module-level function called by its name
 through an attribute its class binds to it (``self.core = f`` ... ``self.core(...)``), a method
 called as ``self.m(...)`` in its own class. Any other mention of the name (``map(f, xs)``,
 ``other.m(...)``, ``super().m(...)``) means some calls are out of sight, and the function gets no
-call-site facts. Callers' own parameters count through up to :data:`DEPTH` calls up the chain.
+call-site facts. Callers' own parameters count through up to :data:`CALL_SITE_DEPTH` calls up the chain.
 Callers in other files are not seen: a function that other modules call with tensors is read from
 its callers here.
 """
@@ -29,14 +29,8 @@ from zlint.cst.batched import visit
 from zlint.facts.helpers import FunctionIndex
 from zlint.facts.modules import self_attribute
 from zlint.facts.tensor_evidence import is_plain_value
+from zlint.facts.vocabulary import CALL_SITE_DEPTH, PYTHON_BUILTINS, SIZE_ATTRIBUTES, SIZE_METHODS
 
-#: how many calls up a chain of parameters passed on (``f(xs)`` in ``g(xs)``) is followed
-DEPTH = 3
-#: attributes and methods whose value is a Python number, tuple or ``torch.Size``
-SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
-SIZE_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "item", "tolist", "stride"})
-#: builtins that return Python values (not ``abs``/``round``/``max``: of a tensor they give one)
-PYTHON_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "tuple", "list", "range"})
 #: the endings of a name that says it holds a Python list
 LIST_SUFFIXES = ("_list", "_lists")
 #: what a call passes where no value can be read: ``*args``/``**kwargs``, no argument and no default
@@ -193,7 +187,7 @@ class CallSites:
                 if name not in collect.escaped_attrs:
                     self._add(function, collect.sites)
         self._found: dict[int, set[str]] = {key: set() for key in self._sites}
-        for _ in range(DEPTH):
+        for _ in range(CALL_SITE_DEPTH):
             if not self._round():
                 break
 
@@ -208,7 +202,7 @@ class CallSites:
 
     def _round(self) -> bool:
         """One more call up every chain: each round reads only the previous round's facts, so
-        the facts after :data:`DEPTH` rounds read no caller more than that many calls up (the
+        the facts after :data:`CALL_SITE_DEPTH` rounds read no caller more than that many calls up (the
         candidate stage keeps exactly those)."""
         grown: dict[int, set[str]] = {}
         for key, sites in self._sites.items():

@@ -16,8 +16,8 @@ from libcst.metadata import BatchableMetadataProvider
 from zlint.cst.batched import visit
 from zlint.facts.imports import ImportMap, file_imports
 from zlint.facts.literals import int_literal
+from zlint.facts.vocabulary import MARK_FUNCTIONS
 
-MARK_FUNCTIONS = frozenset({"mark_dynamic", "maybe_mark_dynamic", "mark_unbacked"})
 _MARK_MODULES = ("torch._dynamo", "torch._dynamo.decorators", "torch.compiler")
 DIM_FACTORIES = frozenset({"torch.export.Dim", "torch.export.dynamic_shapes.Dim"})
 

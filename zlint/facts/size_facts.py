@@ -43,43 +43,25 @@ from zlint.facts.lattice import (
 from zlint.facts.literals import int_literal, number_literal
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
 from zlint.facts.parameters import PARAMETER, holds_parameter, iterated
-from zlint.facts.tensor_evidence import (
-    CHANNEL_OPS,
-    DIM_KEYWORDS,
-    FEATURE_OPS,
-    NON_TENSOR_TYPES,
-    NUMPY_SHARED_METHODS,
-    SHAPED_ATTRIBUTES,
-    TENSOR_ATTRIBUTES,
-    TENSOR_METHODS,
-    Bindings,
-    Evidence,
-    scan_function,
-)
+from zlint.facts.tensor_evidence import CHANNEL_OPS, FEATURE_OPS, NON_TENSOR_TYPES, Bindings, Evidence, scan_function
 from zlint.facts.values import (
     DIM_TUPLE_RESULTS,
-    MASK_FUNCTIONS,
-    MASK_METHODS,
     TUPLE_RESULTS,
     container_attributes,
     is_container_value,
     requests_bool,
-    returns_tensor,
     returns_tuple_by_flag,
 )
-from zlint.facts.written_shapes import FACTORIES, fixed_size, is_written_size, writes_whole_shape, written_dims
-
-#: Fast path (zlint/engine/prepass.py): no expression is a SIZE or SHAPE (nor a size bool) unless one
-#: of these words occurs in its function or in the module-level code. Keep in step with the
-#: sources of sizes below (.size()/.shape/.numel()/.nelement()/len()/torch.numel).
-SIZE_WORDS = frozenset({"size", "shape", "numel", "nelement", "len"})
-#: Likewise for TENSOR facts (and masks): they come from names qualified through a torch
-#: import, a "Tensor"/"torch.Tensor" string annotation, or a use only a tensor allows
-#: (zlint.facts.tensor_evidence: ``.tolist()``, ``.any(dim=1)``, ``.sigmoid()``).
-TENSOR_WORDS = frozenset(
-    {"torch", "Tensor"} | TENSOR_ATTRIBUTES | SHAPED_ATTRIBUTES | TENSOR_METHODS | NUMPY_SHARED_METHODS
-    | DIM_KEYWORDS
+from zlint.facts.vocabulary import (
+    MASK_FUNCTIONS,
+    MASK_METHODS,
+    MASK_PRESERVING_METHODS,
+    NON_TENSOR_RESULT_METHODS,
+    NON_TENSOR_TORCH,
+    TENSOR_ONLY_METHODS,
+    returns_tensor,
 )
+from zlint.facts.written_shapes import FACTORIES, fixed_size, is_written_size, writes_whole_shape, written_dims
 
 TENSOR_TYPES = frozenset(
     {
@@ -93,43 +75,7 @@ TENSOR_TYPES = frozenset(
         "torch.nn.parameter.Parameter",
     }
 )
-# Tensor methods whose result is not a tensor.
-NON_TENSOR_METHODS = frozenset(
-    {
-        "size", "dim", "ndimension", "numel", "nelement", "item", "tolist", "stride",
-        "storage_offset", "is_contiguous", "is_floating_point", "is_complex", "data_ptr",
-        "element_size", "get_device", "numpy", "unbind", "split", "chunk", "tensor_split",
-        "type", "is_set_to", "equal", "__len__", "untyped_storage", "storage", "keys",
-        "values", "items", "get", "pop", "append", "extend", "astype", "copy",
-    }
-)
-# torch.* callables that do not return a tensor.
-NON_TENSOR_TORCH = frozenset(
-    {
-        "is_tensor", "is_floating_point", "is_complex", "numel", "device", "dtype", "compile",
-        "no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "is_grad_enabled",
-        "manual_seed", "get_default_dtype", "set_default_dtype", "cond", "jit", "cuda",
-        "broadcast_shapes", "Size", "unbind", "split", "chunk", "tensor_split", "meshgrid",
-        "is_autocast_enabled", "autocast", "finfo", "iinfo", "promote_types", "result_type",
-        "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite",
-    }
-)
-# Tensor methods that keep a mask a mask.
-MASK_PRESERVING_METHODS = frozenset(
-    {
-        "flatten", "view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as", "transpose",
-        "permute", "contiguous", "clone", "detach", "cuda", "cpu", "repeat", "index_select",
-        "logical_not", "logical_and", "logical_or", "narrow", "select", "masked_fill", "flip",
-    }
-)
 SIZE_PRESERVING_BUILTINS = frozenset({"int", "round", "abs", "math.ceil", "math.floor", "math.sqrt"})
-#: Methods that only a tensor has and that return a tensor: a call of one is a tensor even when
-#: its receiver is not known to be one (``(coords == -1).all(dim=-1)``).
-TENSOR_ONLY_METHODS = frozenset(
-    {"masked_fill", "masked_fill_", "nonzero", "unsqueeze", "permute", "contiguous", "float", "long", "bool",
-     "half", "double", "detach", "type_as", "new_zeros", "new_ones", "new_full", "new_empty", "expand_as",
-     "view_as", "index_select", "gather", "sigmoid", "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max"}
-)
 
 
 class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
@@ -766,12 +712,12 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 if method in {"split", "chunk", "unbind", "tensor_split"}:
                     return TENSORS
                 # x.is_pinned(), x.is_shared(): metadata, not tensors
-                if method not in NON_TENSOR_METHODS and not method.startswith("is_"):
+                if method not in NON_TENSOR_RESULT_METHODS and not method.startswith("is_"):
                     return TENSORS if self._returns_tuple(method, positional, node) else TENSOR
             elif kind is None and self._evidence and self.imports.imports_torch:
                 # a method only tensors have: (coords == -1).all(dim=-1), m.masked_fill(...)
                 if method in TENSOR_ONLY_METHODS or (
-                    method not in NON_TENSOR_METHODS
+                    method not in NON_TENSOR_RESULT_METHODS
                     and any(a.keyword is not None and a.keyword.value in {"dim", "keepdim"} for a in args)
                 ):
                     return TENSORS if self._returns_tuple(method, positional, node) else TENSOR

@@ -21,31 +21,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from zlint.cst.batched import visit
-
-#: Attributes only tensors have.
-TENSOR_ATTRIBUTES = frozenset({"device", "is_cuda", "requires_grad", "grad_fn", "is_sparse", "layout"})
-#: Attributes tensors share with numpy arrays: evidence only in a file that does not import
-#: numpy; in one that does, enough to call ``len()`` of the name a size (an array's is one too).
-SHAPED_ATTRIBUTES = frozenset({"shape", "ndim", "dtype"})
-#: Methods only a tensor has (numpy's spelling differs: ``axis=``, ``astype``, ``.size`` attribute).
-TENSOR_METHODS = frozenset(
-    {
-        "size", "numel", "nelement", "dim", "ndimension", "masked_fill", "masked_fill_", "masked_scatter",
-        "masked_select", "unsqueeze", "permute", "contiguous", "float", "half", "long", "int",
-        "bool", "double", "bfloat16", "detach", "cpu", "cuda", "type_as", "new_zeros", "new_ones", "new_full",
-        "new_empty", "new_tensor", "expand", "expand_as", "view_as", "reshape_as", "index_select", "gather",
-        "scatter", "scatter_", "scatter_add", "scatter_add_", "index_add", "index_add_", "index_fill",
-        "index_fill_", "index_put", "index_put_", "clamp", "clamp_", "clamp_min", "clamp_max", "softmax",
-        "log_softmax", "sigmoid", "relu", "bmm", "matmul", "repeat_interleave", "unbind", "narrow", "flip",
-        "topk", "argsort", "element_size", "data_ptr", "is_contiguous", "stride", "view",
-        "unflatten", "logical_not", "logical_and", "logical_or", "bitwise_not", "numpy",
-        "new", "pin_memory", "is_floating_point", "split_with_sizes",
-    }
+from zlint.facts.vocabulary import (
+    DIM_KEYWORDS,
+    NOT_TENSOR_FIRST,
+    NUMPY_SHARED_METHODS,
+    SHAPED_ATTRIBUTES,
+    TENSOR_ATTRIBUTES,
+    TENSOR_METHODS,
 )
-#: Methods numpy arrays share with tensors: evidence only in a file that does not import numpy.
-NUMPY_SHARED_METHODS = frozenset({"tolist", "item", "nonzero"})
-#: Reductions that take ``dim=``/``keepdim=`` only on tensors (numpy says ``axis=``).
-DIM_KEYWORDS = frozenset({"dim", "keepdim"})
+
 #: Methods of str/list/dict/set: the receiver is not a tensor.
 NON_TENSOR_METHODS = frozenset(
     {
@@ -59,19 +43,6 @@ NON_TENSOR_METHODS = frozenset(
 NON_TENSOR_TYPES = frozenset(
     {"str", "int", "float", "bool", "list", "tuple", "dict", "set", "List", "Tuple", "Dict", "Sequence", "Mapping",
      "bytes", "complex", "Number", "numbers.Number", "np.ndarray", "numpy.ndarray", "ndarray"}
-)
-#: torch.* functions whose first argument is not a tensor (sizes, data, sequences, strings).
-NOT_TENSOR_FIRST = frozenset(
-    {
-        "tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "empty", "full", "rand", "randn",
-        "randint", "randperm", "arange", "range", "linspace", "logspace", "eye", "cat", "concat",
-        "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
-        "broadcast_tensors", "block_diag", "cartesian_prod", "einsum", "meshgrid", "manual_seed", "load",
-        "save", "device", "dtype", "is_tensor", "numel", "compile", "cond", "broadcast_shapes", "Size",
-        "Generator", "set_printoptions", "no_grad", "chain_matmul", "atleast_1d", "atleast_2d",
-        "atleast_3d", "complex", "polar", "tril_indices", "triu_indices", "empty_strided", "sym_int",
-        "sym_float", "sym_max", "sym_min", "autocast", "get_default_dtype", "finfo", "iinfo", "pad_sequence",
-    }
 )
 #: ops (``torch.nn.functional.<name>`` or a module class) whose input dim 1 is the channel dim
 CHANNEL_OPS = frozenset(

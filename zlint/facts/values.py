@@ -1,8 +1,9 @@
-"""Which calls yield boolean-mask tensors and which values are plain Python containers.
+"""Which calls yield boolean masks or tuples of tensors, and which values are plain Python containers.
 
 Read by :class:`~zlint.facts.size_facts.SizeFactsProvider`: a mask used as an index selects a
 data-dependent number of elements (ZL3xx); a size used as a key of a Python dict or list must be
-concrete (ZL2xx). Both are conservative: only what the code says counts.
+concrete (ZL2xx). Both are conservative: only what the code says counts. The names of the mask
+functions live in :mod:`zlint.facts.vocabulary`, which the ``ast`` candidate stage reads too.
 """
 
 from __future__ import annotations
@@ -11,24 +12,6 @@ import libcst as cst
 
 from zlint.cst.batched import field_order
 
-# torch.* namespaces whose functions return tensors; any other submodule (torch.cuda,
-# torch.jit, torch.distributed, torch.backends, ...) answers questions about the runtime.
-TENSOR_NAMESPACES = frozenset(
-    {"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special", "torch.nn.init", "torch.sparse"}
-)
-# Name prefixes of torch functions that report state rather than compute tensors.
-STATE_PREFIXES = ("is_", "are_", "get_", "set_", "use_", "has_")
-
-# Functions (torch.<name>) and tensor methods whose result is a boolean tensor.
-MASK_FUNCTIONS = frozenset(
-    {
-        "isnan", "isinf", "isfinite", "isneginf", "isposinf", "isreal", "isin", "isclose",
-        "logical_and", "logical_or", "logical_not", "logical_xor",
-        "eq", "ne", "gt", "lt", "ge", "le", "greater", "greater_equal", "less", "less_equal",
-        "not_equal", "signbit",
-    }
-)
-MASK_METHODS = MASK_FUNCTIONS | {"bool"}
 # Ops that return a tuple of tensors (a namedtuple or a split), not one tensor.
 TUPLE_RESULTS = frozenset(
     {
@@ -41,8 +24,6 @@ TUPLE_RESULTS = frozenset(
 )
 # Reductions that return (values, indices) when given a dim.
 DIM_TUPLE_RESULTS = frozenset({"max", "min", "median", "nanmedian", "mode"})
-# torch.* functions that return Python objects, not tensors.
-NON_TENSOR_FUNCTIONS = frozenset({"load", "save", "typename", "from_numpy_dtype", "can_cast", "vmap"})
 # Python's container constructors.
 CONTAINER_CALLS = frozenset(
     {"dict", "list", "set", "collections.OrderedDict", "collections.defaultdict", "collections.Counter"}
@@ -65,15 +46,6 @@ def requests_bool(call: cst.Call, qualify) -> bool:
     if isinstance(call.func, cst.Attribute) and call.func.attr.value in {"to", "type"}:
         return any(arg.keyword is None and is_bool_dtype(arg.value, qualify) for arg in call.args)
     return False
-
-
-def returns_tensor(qualified: str) -> bool:
-    """Whether ``torch.<...>`` names a tensor-returning function (conservatively)."""
-    namespace, _, last = qualified.rpartition(".")
-    if namespace not in TENSOR_NAMESPACES or last in NON_TENSOR_FUNCTIONS:
-        return False
-    # private helpers (torch.nn.init._calculate_fan_in_and_fan_out) return anything
-    return not last.startswith(STATE_PREFIXES) and not last.startswith("_")
 
 
 def returns_tuple_by_flag(call: cst.Call) -> bool:

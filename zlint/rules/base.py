@@ -21,7 +21,7 @@ that the loop rules forward their events to).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, ClassVar
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from zlint.candidates.gates import gate_of
+from zlint.candidates.gates.gate import TextCheck, anywhere
 from zlint.core.diagnostics import Diagnostic, Fix
 from zlint.cst.positions import StatementPositions
 from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
@@ -38,6 +40,7 @@ from zlint.facts.loops import LoopFacts
 from zlint.facts.size_facts import SizeFactsProvider
 
 if TYPE_CHECKING:
+    from zlint.candidates.summary import Predicate
     from zlint.core.settings import Settings
 
 MAX_SNIPPET = 48
@@ -141,19 +144,26 @@ class Rule(cst.BatchableCSTVisitor):
     needs_size_oblivious: ClassVar[bool] = False
     #: the usual cost tier of a finding ("default" or "single-graph"); report(tier=...) overrides
     tier: ClassVar[str] = "default"
-    #: Fast path (zlint/engine/prepass.py): words (identifiers, attribute names, keywords) without which
-    #: the rule cannot report anything in a file; None: unknown, the rule always sees the file.
+    #: The rule's gate (:class:`~zlint.candidates.gates.gate.Gate`): its trigger words, its
+    #: ``candidate(summary, settings)`` test and its ``may_report(text, tree, settings)`` check,
+    #: bound from the gate of ``code`` when the class is defined (see ``__init_subclass__``).
     trigger_words: ClassVar[frozenset[str] | None] = None
+    candidate: ClassVar[Predicate | None] = None
+    may_report: ClassVar[TextCheck] = staticmethod(anywhere)
 
-    #: Candidate stage (zlint/candidates/stage.py): ``candidate(summary, settings)`` is True for every
-    #: function in which the rule can report something; None: unknown, files are parsed whole.
-    candidate: ClassVar[Callable[..., bool] | None] = None
-
-    @classmethod
-    def may_report(cls, text: str, tree: ast.Module, settings: Settings | None) -> bool:
-        """Fast path: False when a cheap look at the file's text and ``ast`` proves the rule
-        reports nothing here (checked after the trigger words). Must never say False wrongly."""
-        return True
+    def __init_subclass__(cls, **kwargs) -> None:
+        # declared once, in zlint/candidates/gates/, where the engine reads it without importing
+        # any rule module: a class that states its own would be a second answer the engine ignores
+        super().__init_subclass__(**kwargs)
+        stated = sorted({"trigger_words", "candidate", "may_report"} & set(vars(cls)))
+        if stated:
+            raise TypeError(f"{cls.__name__} states {', '.join(stated)}: declare the gate of its code in "
+                            "zlint/candidates/gates/ instead")
+        if "code" in vars(cls):
+            gate = gate_of(cls.code)
+            cls.trigger_words = gate.trigger_words
+            cls.candidate = None if gate.candidate is None else staticmethod(gate.candidate)
+            cls.may_report = staticmethod(gate.may_report)
 
     #: The shared per-node facts the rule reads (LibCST metadata providers): none by default, so a
     #: rule that reads no size fact never makes a file pay for them. Declare what you read, or pick

@@ -12,6 +12,7 @@ import enum
 import libcst as cst
 
 from zlint.rules.api import (
+    SYMBOLIC_CHECKS,
     ConditionAtomsProvider,
     Fact,
     Kind,
@@ -20,9 +21,6 @@ from zlint.rules.api import (
     declared_static,
     only_raises,
 )
-
-# Calls whose argument is the recommended, symbolic way to state a size fact.
-SYMBOLIC_CHECKS = ("torch._check", "torch._assert", "torch.cond", "torch.sym_", "torch._dynamo")
 
 
 class Where(enum.Enum):

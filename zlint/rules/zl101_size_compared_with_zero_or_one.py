@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, Fact, Versus, size_compared_with_zero_or_one
+from zlint.rules.api import Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
 from zlint.rules.calls import snippet
 
 
 class SizeComparedWithZeroOrOne(BranchRule):
     code = "ZL101"
-    trigger_words = SIZE_WORDS
-    candidate = staticmethod(size_compared_with_zero_or_one)
     name = "size-compared-with-zero-or-one"
     summary = "A tensor size compared with 0 or 1 decides control flow"
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, Fact, Kind, size_tested_for_truth
+from zlint.rules.api import Fact, Kind
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import snippet
 
 
 class SizeTruthiness(BranchRule):
     code = "ZL102"
-    trigger_words = SIZE_WORDS
-    candidate = staticmethod(size_tested_for_truth)
     name = "size-truthiness"
     summary = "The truth value of a tensor size (`if x.numel():`) decides control flow"
 

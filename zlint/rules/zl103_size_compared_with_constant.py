@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, Fact, Versus, size_branch
+from zlint.rules.api import Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
 from zlint.rules.calls import snippet
 
 
 class SizeComparedWithConstant(BranchRule):
     code = "ZL103"
-    trigger_words = SIZE_WORDS
-    candidate = staticmethod(size_branch)
     name = "size-compared-with-constant"
     summary = "A tensor size compared with a constant (`seq_len > 512`) or another size decides control flow"
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, Fact, Kind, number_literal, size_zero_test
+from zlint.rules.api import Fact, Kind, number_literal, target_version
 from zlint.rules.branching import BranchRule, Where
-from zlint.rules.versioned import target_version
 
 # Measured unsound on torch 2.13.0, 2.14.1 and 2.15.0 (rules/ZL104-*.md). No release is known to
 # be sound again; when one is measured, it goes here and the rule stops applying from it on.
@@ -24,8 +23,6 @@ class SizeZeroBranchWithSizeOblivious(BranchRule):
     code = "ZL104"
     name = "size-zero-branch-with-size-oblivious"
     summary = "A branch on a size being 0 where backed_size_oblivious is on (wrong result at size 0)"
-    trigger_words = SIZE_WORDS  # fast path: see zlint/engine/prepass.py
-    candidate = staticmethod(size_zero_test)
     function_local = True
     #: reported only where this file enables backed_size_oblivious, or the run does and the code
     #: is compiled (zlint.scope.placement)

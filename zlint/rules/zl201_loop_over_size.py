@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, Kind, SizeFactsRule, names_fixed_size, visit
+from zlint.rules.api import Kind, SizeFactsRule, names_fixed_size, visit
 from zlint.rules.calls import positional, snippet
 
 
 class LoopOverSize(SizeFactsRule):
     code = "ZL201"
-    trigger_words = SIZE_WORDS
-    candidate = staticmethod(lambda s, _: s.sized_argument(("range",)) or s.sized_repeat)
     name = "loop-over-size"
     summary = "`range()` over a tensor size: dynamo unrolls the loop and guards on the exact size"
 

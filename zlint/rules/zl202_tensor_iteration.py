@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import Kind, SizeFactsRule
+from zlint.rules.api import ITERATING_BUILTINS, Kind, SizeFactsRule
 from zlint.rules.calls import positional, snippet
-
-ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "map", "reversed", "sorted", "iter", "set"})
 
 
 class TensorIteration(SizeFactsRule):
     code = "ZL202"
-    trigger_words = ITERATING_BUILTINS | {"for"}
-    candidate = staticmethod(lambda s, _: s.tensor_iteration)
     name = "tensor-iteration"
     summary = "Iterating a tensor over its first dim (`for row in x`, `zip(x, y)`, `list(x)`)"
 

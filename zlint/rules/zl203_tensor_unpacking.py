@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import TENSOR_WORDS, Kind, SizeFactsRule
+from zlint.rules.api import Kind, SizeFactsRule
 from zlint.rules.calls import snippet
 
 
 class TensorUnpacking(SizeFactsRule):
     code = "ZL203"
-    trigger_words = TENSOR_WORDS
-    candidate = staticmethod(lambda s, _: s.tensor_unpacked)
     name = "tensor-unpacking"
     summary = "Unpacking a tensor (`a, b = x`) pins its first dim to the number of targets"
     # the unpacked dim is almost always fixed by the model (q, k, v = qkv): opt-in

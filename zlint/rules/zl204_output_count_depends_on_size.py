@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
-from zlint.rules.api import FunctionSummary, Kind, SizeFactsRule, int_literal, visit
+from zlint.rules.api import OUTPUT_COUNT_OPS, Kind, SizeFactsRule, int_literal, visit
 from zlint.rules.calls import keyword, method_name, positional, snippet, torch_function
-
-OPS = frozenset({"unbind", "split", "chunk", "tensor_split"})
-
-
-def may_count_by_size(summary: FunctionSummary, settings: object = None) -> bool:
-    """Candidate stage: an op of ``OPS`` whose pieces the code does not unpack, called through
-    torch or as a method (``split`` only on what may be a tensor, or with ``dim=``)."""
-    unpacked = {
-        id(node.value) for node in summary.of(ast.Assign)
-        if any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets)
-    }
-    for call in summary.calls(OPS):
-        if id(call) in unpacked or not isinstance(call.func, ast.Attribute):
-            continue
-        if call.func.attr != "split" or any(k.arg == "dim" for k in call.keywords):
-            return True
-        if summary.may_be_tensor(call.func.value) or any(q.startswith("torch.") for q in summary.index.qualified(
-            call.func
-        )):
-            return True
-    return any(id(call) not in unpacked for call in summary.calls(OPS) if isinstance(call.func, ast.Name))
 
 
 class OutputCountDependsOnSize(SizeFactsRule):
     code = "ZL204"
-    trigger_words = OPS
-    candidate = staticmethod(may_count_by_size)
     name = "output-count-depends-on-size"
     summary = "`unbind`/`split`/`chunk`/`tensor_split` whose number of outputs depends on a size"
 
@@ -68,11 +43,11 @@ class OutputCountDependsOnSize(SizeFactsRule):
             return
         fn = torch_function(node, self.context.imports)
         args = positional(node)
-        if fn in OPS:
+        if fn in OUTPUT_COUNT_OPS:
             op, tensor, rest = fn, (args[0] if args else None), args[1:]
         else:
             op = method_name(node)
-            if op not in OPS:
+            if op not in OUTPUT_COUNT_OPS:
                 return
             assert isinstance(node.func, cst.Attribute)
             tensor, rest = node.func.value, args

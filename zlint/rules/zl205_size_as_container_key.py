@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, Kind, SizeFactsRule
+from zlint.rules.api import Kind, SizeFactsRule
 from zlint.rules.calls import method_name, positional, snippet
 
 LOOKUPS = frozenset({"get", "setdefault", "pop", "__getitem__", "__contains__"})
@@ -12,8 +12,6 @@ LOOKUPS = frozenset({"get", "setdefault", "pop", "__getitem__", "__contains__"})
 
 class SizeAsContainerKey(SizeFactsRule):
     code = "ZL205"
-    trigger_words = SIZE_WORDS
-    candidate = staticmethod(lambda s, _: s.sized_key)
     name = "size-as-container-key"
     summary = "A tensor size used as a key or index of a Python dict or list"
 

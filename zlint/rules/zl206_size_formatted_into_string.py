@@ -2,50 +2,14 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, SizeFactsRule
+from zlint.rules.api import DESCRIBING_METHODS, MESSAGE_CALLS, MESSAGE_NAMES, MESSAGE_SUFFIXES, SizeFactsRule
 from zlint.rules.calls import method_name, snippet
-
-# Calls whose string arguments are messages for humans (errors, checks, logs), not values the
-# computation uses: matched on the callee's last name.
-MESSAGE_CALLS = frozenset(
-    {
-        "print", "warn", "warning", "warning_once", "warn_once", "info", "info_once", "debug",
-        "error", "exception", "critical", "log", "fatal", "_assert", "_check", "_check_with",
-        "_check_value", "_check_index", "_check_type",
-    }
-)
-MESSAGE_SUFFIXES = ("Error", "Exception", "Warning", "_assert")
-# Names of variables that hold messages.
-MESSAGE_NAMES = ("msg", "message", "warn", "error", "err_", "hint")
-# Methods that only describe the object.
-DESCRIBING_METHODS = frozenset({"__repr__", "__str__", "extra_repr", "__format__"})
-
-
-def _quiet(node: ast.AST) -> bool:
-    """The ``ast`` nodes below which the rule reports nothing (for its candidate test)."""
-    if isinstance(node, (ast.Raise, ast.Assert)):
-        return True
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return node.name in DESCRIBING_METHODS
-    if isinstance(node, ast.Call):
-        func = node.func
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        return last in MESSAGE_CALLS or last.endswith(MESSAGE_SUFFIXES) or "assert" in last or "check" in last
-    if isinstance(node, ast.Assign):
-        return any(
-            isinstance(t, ast.Name) and any(w in t.id.lower() for w in MESSAGE_NAMES) for t in node.targets
-        )
-    return False
 
 
 class SizeFormattedIntoString(SizeFactsRule):
     code = "ZL206"
-    trigger_words = SIZE_WORDS
-    candidate = staticmethod(lambda s, _: s.sized_format_outside(_quiet))
     name = "size-formatted-into-string"
     summary = "A tensor size formatted into a string (f-string, `str()`, `%`, `.format()`)"
 

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import SIZE_WORDS, Kind, SizeFactsRule
+from zlint.rules.api import SIZE_CONVERSIONS, Kind, SizeFactsRule
 from zlint.rules.calls import positional, snippet
-from zlint.rules.versioned import BeforeSymbolicRelease, before_symbolic_release
-
-CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt", "math.trunc"})
+from zlint.rules.versioned import BeforeSymbolicRelease
 
 
 class SizeToPythonNumber(BeforeSymbolicRelease, SizeFactsRule):
     code = "ZL207"
-    trigger_words = SIZE_WORDS
-    candidate = staticmethod(
-        before_symbolic_release(lambda s, _: s.sized_argument(c.rsplit(".", 1)[-1] for c in CONVERSIONS))
-    )
     name = "size-to-python-number"
     summary = "`int()`/`float()`/`math.ceil()` of a tensor size (specializes on torch before 2.13)"
 
@@ -25,7 +19,7 @@ class SizeToPythonNumber(BeforeSymbolicRelease, SizeFactsRule):
             return
         func = node.func
         name = func.value if isinstance(func, cst.Name) else self.context.imports.qualify(func)
-        if name not in CONVERSIONS:
+        if name not in SIZE_CONVERSIONS:
             return
         args = positional(node)
         fact = self.fact(args[0]) if len(args) == 1 else None

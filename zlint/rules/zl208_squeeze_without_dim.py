@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import spells
 from zlint.rules.calls import method_name, snippet, torch_function
-from zlint.rules.versioned import BeforeSymbolicRelease, before_symbolic_release
+from zlint.rules.versioned import BeforeSymbolicRelease
 
 
 class SqueezeWithoutDim(BeforeSymbolicRelease):
     code = "ZL208"
-    trigger_words = frozenset({"squeeze"})
-    candidate = staticmethod(before_symbolic_release(spells(trigger_words)))
     name = "squeeze-without-dim"
     summary = "`x.squeeze()` without a dim (guards every dim on torch before 2.13)"
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import Fact
+from zlint.rules.api import LAYOUT_METHODS, Fact
 from zlint.rules.branching import BranchRule, Where
 from zlint.rules.calls import method_name, snippet
-
-LAYOUT_METHODS = frozenset({"is_contiguous", "stride"})
 
 
 def _layout_call(node: cst.BaseExpression) -> bool:
@@ -20,8 +18,6 @@ def _layout_call(node: cst.BaseExpression) -> bool:
 
 class BranchOnLayout(BranchRule):
     code = "ZL209"
-    trigger_words = LAYOUT_METHODS
-    candidate = staticmethod(lambda s, _: s.tested_call(LAYOUT_METHODS))
     name = "branch-on-layout"
     summary = "Control flow on memory layout: `if x.is_contiguous():`, branching on strides"
 

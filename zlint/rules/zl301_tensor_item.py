@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import TENSOR_WORDS, Kind
+from zlint.rules.api import SIZED_FACTORIES, VALUE_CONVERSIONS, Kind
 from zlint.rules.calls import method_name, positional, snippet
 from zlint.rules.data_dependent import SCALAR, CallRule
-
-CONVERSIONS = frozenset({"int", "float", "bool"})
-#: torch factories whose leading arguments are sizes: a tensor there is read as a Python int
-SIZED_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "arange", "rand", "randn", "randint", "eye"})
 
 
 class TensorItem(CallRule):
     code = "ZL301"
-    trigger_words = CONVERSIONS | {"item"} | TENSOR_WORDS
-    candidate = staticmethod(
-        lambda s, _: "item" in s.words or s.tensor_slice_bound
-        or s.tensor_argument(("range", *CONVERSIONS, *SIZED_FACTORIES))
-    )
     name = "tensor-item"
     summary = "`.item()` or `int()`/`float()`/`bool()` of a tensor pulls a data-dependent value into Python"
 
@@ -57,7 +48,7 @@ class TensorItem(CallRule):
             if found is not None:
                 self._as_size(node, found)
             return
-        if isinstance(func, cst.Name) and func.value in CONVERSIONS:
+        if isinstance(func, cst.Name) and func.value in VALUE_CONVERSIONS:
             args = positional(node)
             fact = self.fact(args[0]) if len(args) == 1 and len(node.args) == 1 else None
             if fact is not None and fact.kind is Kind.TENSOR:

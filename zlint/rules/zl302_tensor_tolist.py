@@ -10,8 +10,6 @@ from zlint.rules.calls import method_name, snippet
 
 class TensorTolist(SizeFactsRule):
     code = "ZL302"
-    trigger_words = frozenset({"tolist"})
-    candidate = staticmethod(lambda s, _: s.tensor_receiver(("tolist",)))
     name = "tensor-tolist"
     summary = "`.tolist()` on a tensor turns its data into Python numbers"
 

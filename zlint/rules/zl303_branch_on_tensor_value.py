@@ -11,8 +11,6 @@ from zlint.rules.calls import snippet
 
 class BranchOnTensorValue(BranchRule):
     code = "ZL303"
-    trigger_words = frozenset({"if", "while", "assert"})
-    candidate = staticmethod(lambda s, _: s.tensor_test)
     name = "branch-on-tensor-value"
     summary = "The value of a tensor (`if (x > 0).any():`, `if t:`) decides control flow"
 

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import TENSOR_WORDS
 from zlint.rules.calls import snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
 
 class BooleanMaskIndexing(CallRule):
     code = "ZL305"
-    trigger_words = TENSOR_WORDS | {"masked_select"}
-    candidate = staticmethod(lambda s, _: s.mask_index or "masked_select" in s.words)
     name = "boolean-mask-indexing"
     summary = "Boolean-mask indexing `x[mask]` or `masked_select`: the output size depends on the data"
 

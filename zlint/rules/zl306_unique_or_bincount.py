@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import spells
+from zlint.rules.api import UNIQUE_FUNCTIONS
 from zlint.rules.calls import snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
 
 class UniqueOrBincount(CallRule):
     code = "ZL306"
-    trigger_words = frozenset({"unique", "unique_consecutive", "bincount"})
-    candidate = staticmethod(spells(trigger_words))
     name = "unique-or-bincount"
     summary = "`torch.unique`, `unique_consecutive` or `bincount`: the output size depends on the data"
 
-    METHODS = frozenset({"unique", "unique_consecutive", "bincount"})
+    METHODS = UNIQUE_FUNCTIONS
     FUNCTIONS = METHODS
 
     def check(self, node: cst.Call, name: str, is_method: bool) -> None:

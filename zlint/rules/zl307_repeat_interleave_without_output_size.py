@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
-from zlint.rules.api import FunctionSummary, Kind
+from zlint.rules.api import REPEAT_INTERLEAVE, Kind
 from zlint.rules.calls import keyword, positional, snippet
 from zlint.rules.data_dependent import OUTPUT_SHAPE, CallRule
 
 
-def _may_repeat_by_tensor(summary: FunctionSummary, call: ast.Call) -> bool:
-    """No ``output_size=``, and the repeats (read as a method's or as a function's) may be a tensor."""
-    keywords = {k.arg: k.value for k in call.keywords if k.arg}
-    if "output_size" in keywords:
-        return False
-    args = [a for a in call.args if not isinstance(a, ast.Starred)]
-    method = args[0] if args else keywords.get("repeats")
-    if len(args) == 1 and len(call.args) + len(call.keywords) == 1:
-        function = args[0]
-    else:
-        function = args[1] if len(args) > 1 else keywords.get("repeats")
-    return summary.may_be_tensor(method) or summary.may_be_tensor(function)
-
-
 class RepeatInterleaveWithoutOutputSize(CallRule):
     code = "ZL307"
-    trigger_words = frozenset({"repeat_interleave"})
-    candidate = staticmethod(lambda s, _: s.data_dependent_call(
-        RepeatInterleaveWithoutOutputSize.METHODS, lambda call: _may_repeat_by_tensor(s, call)
-    ))
     name = "repeat-interleave-without-output-size"
     summary = "`repeat_interleave` with tensor repeats and no `output_size=`: the output size depends on the data"
 
-    METHODS = frozenset({"repeat_interleave"})
+    METHODS = REPEAT_INTERLEAVE
     FUNCTIONS = METHODS
 
     def check(self, node: cst.Call, name: str, is_method: bool) -> None:

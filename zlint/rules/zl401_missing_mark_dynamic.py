@@ -5,15 +5,13 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from zlint.rules.api import Applicability, CompileSite, Dynamic, Edit, Fix, Frame, at_compile_sites
+from zlint.rules.api import Applicability, CompileSite, Dynamic, Edit, Fix, Frame
 from zlint.rules.compiled_calls import CompiledCallRule
 
 
 class MissingMarkDynamic(CompiledCallRule):
     code = "ZL401"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile"})
-    candidate = staticmethod(at_compile_sites)
     name = "missing-mark-dynamic"
     summary = "A compiled callable is called in a loop on new tensors never marked dynamic, with `dynamic=` unset"
 

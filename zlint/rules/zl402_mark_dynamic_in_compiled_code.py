@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import MARK_FUNCTIONS, Rule, mark_kind, spells
+from zlint.rules.api import Rule, mark_kind
 
 
 class MarkDynamicInCompiledCode(Rule):
     code = "ZL402"
     name = "mark-dynamic-in-compiled-code"
     summary = "`mark_dynamic`/`maybe_mark_dynamic`/`mark_unbacked` called inside compiled code or `forward`"
-    trigger_words = MARK_FUNCTIONS
-    candidate = staticmethod(spells(MARK_FUNCTIONS))
 
     def visit_Call(self, node: cst.Call) -> None:
         kind = mark_kind(self.context.imports.qualify(node.func))

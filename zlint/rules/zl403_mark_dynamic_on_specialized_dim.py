@@ -14,7 +14,6 @@ class MarkDynamicOnSpecializedDim(CompiledCallRule):
     about_compiled_code = False  # about a call site, wherever it sits
     name = "mark-dynamic-on-specialized-dim"
     summary = "`mark_dynamic(x, d)` on a dim the compiled function specializes (ConstraintViolationError)"
-    trigger_words = frozenset({"mark_dynamic"})
 
     def __init__(self, context) -> None:
         super().__init__(context)

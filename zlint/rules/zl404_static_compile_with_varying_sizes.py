@@ -5,15 +5,13 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from zlint.rules.api import CompileSite, Dynamic, Frame, Kind, at_compile_sites
+from zlint.rules.api import CompileSite, Dynamic, Frame, Kind
 from zlint.rules.compiled_calls import CompiledCallRule
 
 
 class StaticCompileWithVaryingSizes(CompiledCallRule):
     code = "ZL404"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile"})
-    candidate = staticmethod(at_compile_sites)
     name = "static-compile-with-varying-sizes"
     summary = "`torch.compile(..., dynamic=False)` on a callable called in a loop on new tensors"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import DIM_FACTORIES, Rule, int_literal, spells
+from zlint.rules.api import DIM_FACTORIES, Rule, int_literal
 
 
 class ExportDimMinZeroOrOne(Rule):
@@ -12,8 +12,6 @@ class ExportDimMinZeroOrOne(Rule):
     about_compiled_code = False  # about a call site, wherever it sits
     name = "export-dim-min-zero-or-one"
     summary = "`torch.export.Dim(..., min=0)`/`min=1`: export still traces for sizes >= 2"
-    trigger_words = frozenset({"Dim"})
-    candidate = staticmethod(spells(trigger_words))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.imports.qualify(node.func) not in DIM_FACTORIES:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import Rule, int_literal, spells
+from zlint.rules.api import Rule, int_literal
 
 EXPORTS = frozenset({"torch.export.export", "torch.export.export_for_training", "torch.export.draft_export"})
 _FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty", "full", "randint", "randn_like"})
@@ -21,8 +21,6 @@ class ExportExampleSizeOne(Rule):
     about_compiled_code = False  # about a call site, wherever it sits
     name = "export-example-size-one"
     summary = "A `torch.export` example input has size 0 or 1 on a dim declared dynamic"
-    trigger_words = frozenset({"export", "export_for_training", "draft_export"})
-    candidate = staticmethod(spells(trigger_words))  # reports at the export call
 
     def __init__(self, context) -> None:
         super().__init__(context)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from zlint.rules.api import CompileCall, at_compile_sites
+from zlint.rules.api import CompileCall
 from zlint.rules.compile_checks import CompileCallRule
 
 
 class CompileModeWithOptions(CompileCallRule):
     code = "ZL410"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile"})
-    candidate = staticmethod(at_compile_sites)
     name = "compile-mode-with-options"
     summary = "torch.compile() given both mode= and options= (RuntimeError)"
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from zlint.rules.api import CompileCall, at_compile_sites, literal_string
+from zlint.rules.api import CompileCall, literal_string
 from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_note
 
 
 class UnknownCompileMode(CompileCallRule):
     code = "ZL411"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile"})
-    candidate = staticmethod(at_compile_sites)
     name = "unknown-compile-mode"
     summary = "torch.compile(mode=...) names a mode the torch version does not have"
 

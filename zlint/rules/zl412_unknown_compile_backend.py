@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
-from zlint.rules.api import compile_call, literal_string, spells
+from zlint.rules.api import compile_call, literal_string
 from zlint.rules.compile_checks import TorchDataRule, did_you_mean, version_note
 
 #: backends that other packages register when installed (torch does not know them)
@@ -16,23 +14,11 @@ PLUGIN_BACKENDS = frozenset({
 })
 
 
-# ``torch._dynamo.optimize`` can only be checked where it is called or renamed on import
-_OPTIMIZE_CALL = re.compile(r"\boptimize\b(?:\s|\)|\\)*(?:\(|as\b)")
-_COMPILE = re.compile(r"\bcompile\b")
-
-
 class UnknownCompileBackend(TorchDataRule):
     code = "ZL412"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile", "optimize"})
-    candidate = staticmethod(spells(trigger_words))
     name = "unknown-compile-backend"
     summary = "torch.compile(backend=...) names a backend torch does not register"
-
-    @classmethod
-    def may_report(cls, text, tree, settings) -> bool:
-        # a docstring that says "optimize" must not cost the whole-file path
-        return _COMPILE.search(text) is not None or _OPTIMIZE_CALL.search(text) is not None
 
     def visit_Call(self, node: cst.Call) -> None:
         call = compile_call(node, self.context.imports)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from zlint.rules.api import CompileCall, at_compile_sites
+from zlint.rules.api import CompileCall
 from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_note
 
 
 class UnknownInductorOption(CompileCallRule):
     code = "ZL413"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile"})
-    candidate = staticmethod(at_compile_sites)
     name = "unknown-inductor-option"
     summary = "torch.compile(options={...}) has a key that is not an inductor option"
 

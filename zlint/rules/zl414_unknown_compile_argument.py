@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from zlint.rules.api import CompileCall, at_compile_sites
+from zlint.rules.api import CompileCall
 from zlint.rules.compile_checks import CompileCallRule, did_you_mean, version_note
 
 
 class UnknownCompileArgument(CompileCallRule):
     code = "ZL414"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile"})
-    candidate = staticmethod(at_compile_sites)
     name = "unknown-compile-argument"
     summary = "torch.compile() given an argument it does not take (TypeError)"
 

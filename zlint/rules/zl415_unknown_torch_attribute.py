@@ -4,22 +4,12 @@ keys) that do not exist in the target torch version: typos and invented APIs."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from zlint.rules.api import dotted_name, torch_data
+from zlint.rules.api import PLUGIN_ATTRIBUTES, dotted_name
 from zlint.rules.compile_checks import TorchDataRule, did_you_mean, version_note
 
-if TYPE_CHECKING:
-    from zlint.rules.api import FunctionSummary, Settings
-
-#: namespaces whose attributes exist only at run time: plugins register device modules
-#: (``torch.npu`` from torch_npu, ``torch.hpu`` from habana) with torch._register_device_module
-PLUGIN_ATTRIBUTES = frozenset({
-    "npu", "hpu", "musa", "mlu", "sdaa", "gcu", "dipu", "xla", "maia", "ipu", "neuron", "tpu", "supa",
-    "privateuseone",
-})
 #: config namespaces: a store to an unknown key raises too, so stores are checked there
 CONFIG_NAMESPACES = ("torch._dynamo.config", "torch._inductor.config")
 _VERSIONISH = re.compile(r"^\d+\.\d+")
@@ -62,27 +52,9 @@ def _try_catches_missing(node: cst.Try) -> bool:
     return False
 
 
-def may_name_missing(summary: FunctionSummary, settings: Settings | None) -> bool:
-    """Candidate stage: the function spells a torch name (an attribute chain or an import,
-    read through any import of the file) that the target version's data does not list."""
-    spelled = [q for q in summary.torch_names if q.startswith("torch.")]
-    names = torch_data(settings=settings).names if spelled else {}
-    for qualified in spelled:
-        namespace, _, attr = qualified.rpartition(".")
-        known = names.get(namespace)
-        if known is None:
-            if qualified.startswith("torch._inductor.config."):
-                return True
-        elif attr not in known and not (namespace == "torch" and attr in PLUGIN_ATTRIBUTES):
-            return True
-    return False
-
-
 class UnknownTorchAttribute(TorchDataRule):
     code = "ZL415"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"torch"})
-    candidate = staticmethod(may_name_missing)
     name = "unknown-torch-attribute"
     summary = "torch.*, torch.compiler.* or torch._dynamo.* attribute that the torch version lacks"
 

@@ -9,7 +9,6 @@ import libcst as cst
 
 from zlint.rules.api import (
     CompileCall,
-    at_compile_sites,
     compile_call,
     dotted_name,
     is_none,
@@ -67,8 +66,6 @@ def _literal_iteration(node: cst.BaseExpression) -> bool:
 class CudagraphsWithDynamicShapes(TorchDataRule):
     code = "ZL416"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile"})
-    candidate = staticmethod(at_compile_sites)
     name = "cudagraphs-with-dynamic-shapes"
     summary = "CUDA graphs on a compiled callable that gets dynamic shapes: one graph per shape"
 

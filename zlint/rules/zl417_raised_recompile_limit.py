@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from zlint.rules.api import LIMIT_KEYS, compile_call, dotted_name, literal_string, spells
+from zlint.rules.api import compile_call, dotted_name, literal_string
 from zlint.rules.compile_checks import TorchDataRule
 
 CONFIG = "torch._dynamo.config"
@@ -45,8 +45,6 @@ def constant_int(node: cst.BaseExpression, imports) -> int | None:
 class RaisedRecompileLimit(TorchDataRule):
     code = "ZL417"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset(LIMIT_KEYS)
-    candidate = staticmethod(spells(trigger_words, strings=True))
     name = "raised-recompile-limit"
     summary = "dynamo's cache_size_limit/recompile_limit raised far above the default (info)"
     #: advisory: the code runs, but hides a problem (SARIF/JSON writers may map it to "note")

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from zlint.rules.api import CompileCall, at_compile_sites, literal_bool
+from zlint.rules.api import CompileCall, literal_bool
 from zlint.rules.compile_checks import CompileCallRule
 
 
 class BlanketDynamicTrue(CompileCallRule):
     code = "ZL418"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile"})
-    candidate = staticmethod(at_compile_sites)
     name = "blanket-dynamic-true"
     summary = "torch.compile(dynamic=True) makes every dim dynamic; mark the dims that vary (opt-in)"
     default_enabled = False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zlint.rules.api import CompileCall, at_compile_sites, literal_type
+from zlint.rules.api import CompileCall, literal_type
 from zlint.rules.compile_checks import CompileCallRule, version_note
 
 # torch checks isinstance(value, declared type): a bool is an int, an int is not a float
@@ -12,8 +12,6 @@ _ACCEPTS = {"bool": {"bool"}, "int": {"int", "bool"}, "float": {"float"}, "str":
 class InductorOptionWrongType(CompileCallRule):
     code = "ZL419"
     about_compiled_code = False  # about a call site, wherever it sits
-    trigger_words = frozenset({"compile"})
-    candidate = staticmethod(at_compile_sites)
     name = "inductor-option-wrong-type"
     summary = "torch.compile(options={...}) value of a type the inductor option rejects"
 
