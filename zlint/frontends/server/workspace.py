@@ -238,13 +238,13 @@ class Workspace:
             self._place(document, _moved(document.scope, _line_map(before, text)))
             return {path}
         document.unsummarized = None
-        summary = summary_of(path, parsed.tree)
+        summary = summary_of(path, parsed.tree)  # None: too deep to summarize, left out of the index
         changed: set[str] = set()
         new = path not in self._summaries or self._summaries[path] != summary
         if new:
             self._summaries[path] = summary
         if not self.indexed:  # the index is still being built: the file alone, as `zlint FILE`
-            if new or path not in self._scopes:
+            if summary is not None and (new or path not in self._scopes):
                 self._scopes[path] = _alone(summary, self._scopes.get(path))
         elif new or self.stale:
             changed = self._reclassified(skip=path)
