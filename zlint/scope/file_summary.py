@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from zlint.core.ast_walk import walk
 from zlint.scope.compile_state import PREDICATE, calls_predicate, dotted_with_super, predicate_returns, test_tree
 from zlint.scope.host_roles import SESSION
+from zlint.scope.option_paths import option_paths
 
 # Reading or writing files: dynamo cannot trace it, and model code does it only at setup or export
 IO_CALLS = frozenset({
@@ -103,6 +104,12 @@ class FileSummary:
     #: (first line, last line, attribute) of one-time set-up blocks: ``if self.x is None:`` whose
     #: body sets ``self.x``; dynamo guards on the attribute, so they run on the first call only
     once_paths: list[tuple[int, int, str]] = field(default_factory=list)
+    #: (first line, last line, reason) of branches the module's default configuration never takes
+    #: (:mod:`zlint.scope.option_paths`): compiled only where a user sets the option
+    option_paths: list[tuple[int, int, str]] = field(default_factory=list)
+    #: (line, column, end line, end column, deciding operand's last line, reason) of the ``and``/
+    #: ``or`` operands of tests that the default configuration decides before them
+    option_operands: list[tuple[int, int, int, int, int, str]] = field(default_factory=list)
     #: tests calling a compile-state predicate, in source order
     guards: list[GuardInfo] = field(default_factory=list)
     #: predicate functions defined here (`def is_tracing(...)`): qualname -> tree of what they return
@@ -418,4 +425,5 @@ def summarize(path: str, tree: ast.Module) -> FileSummary:
     """The facts of one file that the project-wide classification needs."""
     summary = FileSummary(path)
     _Summarizer(summary).body(tree.body)
+    summary.option_paths, summary.option_operands = option_paths(tree)
     return summary
