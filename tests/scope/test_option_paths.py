@@ -213,8 +213,10 @@ def test_a_subclass_in_the_file_that_sets_the_attribute_or_the_parameter_keeps_t
 
 
 def test_a_toggle_the_class_calls_itself_is_no_option():
-    src = TILING.replace("return x\n", "self.enable_tiling()\n            return x\n", 1)
-    assert [s for _, _, s in scopes(src)] == ["compiled", "compiled"]
+    in_forward = TILING.replace("return x\n", "self.enable_tiling()\n            return x\n", 1)
+    assert [s for _, _, s in scopes(in_forward)] == ["compiled", "compiled"]
+    in_init = TILING.replace("self.use_tiling = False\n", "self.use_tiling = False\n            self.enable_tiling()\n", 1)
+    assert [s for _, _, s in scopes(in_init)] == ["compiled", "compiled"]
 
 
 def test_never_compiled_code_stays_never_under_an_option():

@@ -19,7 +19,7 @@ import operator
 
 from zlint.core.ast_walk import walk
 
-# a toggle a user calls between forwards; a method named like these runs inside the compiled call
+# methods that run inside the compiled call: a write there is no user's toggle
 _CALLED_BY_TORCH = frozenset({"forward", "__call__"})
 _ORDER = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 _UNKNOWN = object()  # no literal value
@@ -34,7 +34,7 @@ def option_paths(tree: ast.Module) -> tuple[list[Span], list[Operand]]:
     ``if``/``elif``/``else`` bodies, and the ``and``/``or`` operands of ``if`` tests that an
     operand before them decides (``self.layerdrop_prob > 0 and ...``), with the last line of
     that deciding operand (it runs; only positions, or whole lines after it, do not)."""
-    classes = [node for node in walk(tree) if isinstance(node, ast.ClassDef)]
+    classes = _classes(tree.body)
     related = _related(classes)
     spans: list[Span] = []
     operands: list[Operand] = []
@@ -44,6 +44,19 @@ def option_paths(tree: ast.Module) -> tuple[list[Span], list[Operand]]:
             for method in _methods(cls):
                 _off_branches(method.body, defaults, spans, operands)
     return spans, operands
+
+
+def _classes(statements: list[ast.stmt]) -> list[ast.ClassDef]:
+    """The classes defined among ``statements``, nested ones included (statements only: cheap)."""
+    out: list[ast.ClassDef] = []
+    for stmt in statements:
+        if isinstance(stmt, ast.ClassDef):
+            out.append(stmt)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                out.extend(_classes(block))
+    return out
 
 
 def _related(classes: list[ast.ClassDef]) -> dict[str, set[str]]:
@@ -99,11 +112,23 @@ def _self_attr(node: ast.AST) -> str | None:
     return None
 
 
-def _writes(function: ast.AST) -> list[tuple[str, ast.expr | None, ast.AST]]:
+_WRITERS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.Delete, ast.With, ast.AsyncWith)
+
+
+def _writes(function: ast.AST, calls: set[str] | None = None) -> list[tuple[str, ast.expr | None, ast.AST]]:
     """(attribute, value or None when not a plain assignment, node) of every write of ``self.X``
-    in ``function``; ``"*"`` for a ``setattr`` whose name is not a literal."""
+    in ``function``; ``"*"`` for a ``setattr`` whose name is not a literal. Adds the names of the
+    methods it calls on ``self`` to ``calls``, from the same walk."""
     out: list[tuple[str, ast.expr | None, ast.AST]] = []
     for node in walk(function):
+        if isinstance(node, ast.Call):
+            if calls is not None and isinstance(node.func, ast.Attribute) and _self_attr(node.func) is not None:
+                calls.add(node.func.attr)
+            if (named := _named_by_call(node)) is not None:
+                out.append((named, None, node))
+            continue
+        if not isinstance(node, _WRITERS):
+            continue
         targets: list[ast.expr] = []
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
@@ -117,8 +142,6 @@ def _writes(function: ast.AST) -> list[tuple[str, ast.expr | None, ast.AST]]:
             targets = node.targets
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
-        elif isinstance(node, ast.Call) and (named := _named_by_call(node)) is not None:
-            out.append((named, None, node))
         out.extend((name, None, node) for t in targets for part in walk(t) if (name := _self_attr(part)))
     return out
 
@@ -139,42 +162,40 @@ def _named_by_call(node: ast.Call) -> str | None:
 
 
 def _defaults(cls: ast.ClassDef, related: list[ast.ClassDef]) -> dict[str, object]:
-    """``self.A`` -> its literal default, for the attributes of ``cls`` whose default is known."""
+    """``self.A`` -> its literal default, for the attributes of ``cls`` that an ``if`` of its
+    methods tests and whose default is known."""
     methods = {m.name: m for m in _methods(cls)}
     init = methods.get("__init__")
     if init is None:
         return {}
+    # cheap gates first: a top-level assignment in __init__ of an attribute some `if` tests
     params = _param_defaults(init)
-    rebound = {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    called = {  # a toggle the class's own code calls is no user's choice
-        n.func.attr for c in (cls, *related) for n in walk(c)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and _self_attr(n.func) is not None
-    }
+    tested = {a for m in methods.values() for test in _tests(m.body) for a in _read(test)}
     candidates: dict[str, object] = {}
     sources: dict[str, str] = {}  # attribute -> the __init__ parameter it is set from
-    spoiled: set[str] = set()
-    for attr, value, stmt in _writes(init):
-        known = _UNKNOWN
-        if stmt in init.body and value is not None and not _base_init_after(init.body, stmt):
-            known = _literal(value)
-            if known is _UNKNOWN and isinstance(value, ast.Name) and value.id not in rebound:
-                known = params.get(value.id, _UNKNOWN)
-                sources[attr] = value.id
-        if known is _UNKNOWN or attr in candidates:
-            spoiled.add(attr)
-        else:
-            candidates[attr] = known
-    for name, method in methods.items():
-        if name == "__init__":
-            continue
-        toggle = not name.startswith("_") and name not in _CALLED_BY_TORCH and name not in called
-        for attr, value, _ in _writes(method):
-            if not toggle or value is None or _literal(value) is _UNKNOWN:
-                spoiled.add(attr)
+    positions: dict[str, int] = {}
+    for index, stmt in enumerate(init.body):
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else (
+            stmt.target if isinstance(stmt, ast.AnnAssign) else None)
+        attr = _self_attr(target) if target is not None else None
+        if attr in tested and stmt.value is not None:
+            known = _literal(stmt.value)
+            if known is _UNKNOWN and isinstance(stmt.value, ast.Name) and stmt.value.id in params:
+                known, sources[attr] = params[stmt.value.id], stmt.value.id
+            if known is not _UNKNOWN:
+                candidates[attr], positions[attr] = known, index
+    if not candidates:
+        return {}
+    called: set[str] = set()  # a toggle the class's own code calls is no user's choice
+    spoiled = _spoiled_in_init(init, positions, sources, called)
+    writes = {name: _writes(method, called) for name, method in methods.items() if name != "__init__"}
     order = [a.arg for a in (*init.args.posonlyargs, *init.args.args)]
     for other in related:
-        spoiled.update(attr for attr, _, _ in _writes(other))
+        spoiled.update(attr for attr, _, _ in _writes(other, called))
         spoiled.update(a for a, p in sources.items() if _may_pass(other, p, order))
+    for name, found in writes.items():
+        toggle = not name.startswith("_") and name not in _CALLED_BY_TORCH and name not in called
+        spoiled.update(a for a, value, _ in found if not toggle or value is None or _literal(value) is _UNKNOWN)
     # a method or property of that name: the attribute is not a plain value
     spoiled.update(s.name for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
     if "*" in spoiled:
@@ -182,10 +203,44 @@ def _defaults(cls: ast.ClassDef, related: list[ast.ClassDef]) -> dict[str, objec
     return {attr: value for attr, value in candidates.items() if attr not in spoiled}
 
 
-def _base_init_after(body: list[ast.stmt], stmt: ast.AST) -> bool:
-    """A base class's ``__init__`` runs after ``stmt``: it may set the attribute again."""
-    later = body[body.index(stmt) + 1:]  # type: ignore[arg-type]
-    return any(_is_init_call(n) for s in later for n in walk(s))
+def _spoiled_in_init(
+    init: ast.FunctionDef | ast.AsyncFunctionDef, candidates: dict[str, int], sources: dict[str, str], calls: set[str]
+) -> set[str]:
+    """The candidates (attribute -> index of its statement in ``__init__``) that ``__init__``
+    writes more than once, whose parameter it rebinds, or that a base class's ``__init__``
+    called after the assignment may set again; adds the methods it calls on ``self`` to ``calls``."""
+    nodes = walk(init)
+    rebound = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    spoiled = {a for a, param in sources.items() if param in rebound}
+    writes = [attr for attr, _, _ in _writes(init, calls)]
+    spoiled.update(a for a in candidates if writes.count(a) != 1)
+    last = max((i for i, stmt in enumerate(init.body) if any(map(_is_init_call, walk(stmt)))), default=-1)
+    spoiled.update(a for a, index in candidates.items() if index < last)
+    if "*" in writes:
+        spoiled.add("*")
+    return spoiled
+
+
+def _tests(statements: list[ast.stmt]) -> list[ast.expr]:
+    """The tests of the ``if`` statements among ``statements`` and their nested blocks."""
+    out: list[ast.expr] = []
+    for stmt in statements:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, ast.If):
+            out.append(stmt.test)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                out.extend(_tests(block))
+        for inner in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+            out.extend(_tests(inner.body))
+    return out
+
+
+def _read(test: ast.expr) -> list[str]:
+    """The ``self`` attributes ``test`` reads, in order."""
+    return [a for n in walk(test) if (a := _self_attr(n)) is not None]
 
 
 def _is_init_call(node: ast.AST) -> bool:
