@@ -1,27 +1,35 @@
 """A branch that a module's default configuration never takes (an attribute set to a literal in
-``__init__``, changed only by a user's toggle) is compiled only where a user opts in: its findings
-are ``option`` and hidden by default. A method's own keyword argument, an attribute written
-anywhere else, and the ``else`` of such a branch stay where they are."""
+``__init__``, changed only by a user's toggle; or from an ``__init__`` parameter's literal default
+that no constructor call of a whole-package run passes) is compiled only where a user opts in: its
+findings are ``option`` and hidden by default. A method's own keyword argument, an attribute
+written anywhere else, and the ``else`` of such a branch stay where they are."""
 
 from __future__ import annotations
 
+import json
+import tempfile
 import textwrap
+from pathlib import Path
 
-from zlint.core.settings import Settings
-from zlint.engine.lint import lint_source
+from inprocess import zlint
 
 OPTION = "option"
 
 
-def findings(src: str, scope: str = "all") -> list[tuple[str, int, str, str]]:
-    """(code, line, scope, reason) of the findings of one module, with ``--scope scope``."""
-    result = lint_source(textwrap.dedent(src).lstrip("\n"), "m.py", Settings(scope=scope))
-    assert result.error is None
-    return [(d.code, d.line, d.scope, d.scope_reason) for d in result.diagnostics]
+def findings(src: str, scope: str = "all", others: dict[str, str] | None = None, named: str = ".") -> list[tuple]:
+    """(code, line, scope, reason) of the findings in ``m.py`` with ``--scope scope``: a run over
+    a folder holding it (and ``others``), or over the file ``named``."""
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in {"m.py": src, **(others or {})}.items():
+            (Path(folder) / name).write_text(textwrap.dedent(text).lstrip("\n"))
+        proc = zlint("--no-cache", "--format", "json", "--scope", scope, named, cwd=folder)
+    assert proc.returncode in (0, 1), proc.stderr
+    rows = json.loads(proc.stdout)
+    return [(d["code"], d["location"]["row"], d["scope"], d["scope_reason"]) for d in rows if d["filename"] == "m.py"]
 
 
-def scopes(src: str) -> list[tuple[str, int, str]]:
-    return [(code, line, scope) for code, line, scope, _ in findings(src)]
+def scopes(src: str, **options) -> list[tuple[str, int, str]]:
+    return [(code, line, scope) for code, line, scope, _ in findings(src, **options)]
 
 
 TILING = """
@@ -215,7 +223,8 @@ def test_a_subclass_in_the_file_that_sets_the_attribute_or_the_parameter_keeps_t
 def test_a_toggle_the_class_calls_itself_is_no_option():
     in_forward = TILING.replace("return x\n", "self.enable_tiling()\n            return x\n", 1)
     assert [s for _, _, s in scopes(in_forward)] == ["compiled", "compiled"]
-    in_init = TILING.replace("self.use_tiling = False\n", "self.use_tiling = False\n            self.enable_tiling()\n", 1)
+    enabled = "self.use_tiling = False\n            self.enable_tiling()\n"
+    in_init = TILING.replace("self.use_tiling = False\n", enabled, 1)
     assert [s for _, _, s in scopes(in_init)] == ["compiled", "compiled"]
 
 
@@ -235,3 +244,34 @@ def test_never_compiled_code_stays_never_under_an_option():
                 return x
         """
     assert [s for _, _, s in scopes(src)] == ["never"]
+
+
+LOSS = """
+    import torch
+    from torch import nn
+
+    class FocalLoss(nn.Module):
+        def __init__(self, ignore_index=None):
+            super().__init__()
+            self.ignore_index = ignore_index
+            self.strict = False
+
+        def forward(self, y):
+            if self.ignore_index is not None:
+                y.sum().item()
+            if self.strict:
+                y.sum().item()
+            return y
+    """
+
+
+def test_a_parameter_default_holds_only_where_every_constructor_is_in_sight():
+    assert [s for _, _, s in scopes(LOSS)] == [OPTION, OPTION]
+    # pre-commit names files: a constructor elsewhere may pass the parameter; a literal holds
+    assert [s for _, _, s in scopes(LOSS, named="m.py")] == ["compiled", OPTION]
+    builds = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss(ignore_index=255)\n"}
+    assert [s for _, _, s in scopes(LOSS, others=builds)] == ["compiled", OPTION]
+    positional = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss(255)\n"}
+    assert [s for _, _, s in scopes(LOSS, others=positional)] == ["compiled", OPTION]
+    other = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss()\n"}
+    assert [s for _, _, s in scopes(LOSS, others=other)] == [OPTION, OPTION]

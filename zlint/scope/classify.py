@@ -327,6 +327,7 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
                 verdict[key] = (NEVER, reason)
     _propagate_never(functions, verdict, callers, branch_callers, escaped)
 
+    options_taken = _constructions(project.files.values())
     oblivious = any(s.size_oblivious for s in project.files.values())
     single = any(s.single_graph for s in project.files.values())
     out: dict[str, FileScope] = {}
@@ -343,16 +344,42 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
         regions.extend(
             (s, e, NEVER, f"one-time set-up: sets {attr} on the first call only") for s, e, attr in summary.once_paths
         )
-        regions.extend((s, e, OPTION, why) for s, e, why in summary.option_paths)
+        taken = options_taken if path in whole else None
+        options = [span for span in summary.option_paths if _defaults_hold(span[-1], taken)]
+        operands = [span for span in summary.option_operands if _defaults_hold(span[-1], taken)]
+        regions.extend((s, e, OPTION, why) for s, e, why, _ in options)
         # whole lines after the deciding operand, for line-only queries
-        regions.extend((max(s, d + 1), e, OPTION, why) for s, _, e, _, d, why in summary.option_operands if e > d)
+        regions.extend((max(s, d + 1), e, OPTION, why) for s, _, e, _, d, why, _ in operands if e > d)
         regions.sort(key=lambda r: (r[0], -r[1]))
         out[path] = FileScope(
             tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single,
             tuple(sorted(dead_code[path][1])), path in whole and is_package(os.path.dirname(path) or "."),
-            tuple(sorted((s, c, e, ec, why) for s, c, e, ec, _, why in summary.option_operands)),
+            tuple(sorted((s, c, e, ec, why) for s, c, e, ec, _, why, _ in operands)),
         )
     return out
+
+
+def _constructions(summaries: Iterable[FileSummary]) -> dict[str, tuple[int, set[str]]]:
+    """Class name -> (most positional arguments, keyword names) its constructor calls in the run pass."""
+    out: dict[str, tuple[int, set[str]]] = {}
+    for summary in summaries:
+        for name, (most, passed) in summary.constructions.items():
+            before, names = out.get(name, (0, set()))
+            out[name] = (max(before, most), names | set(passed))
+    return out
+
+
+def _defaults_hold(needs: Iterable, taken: dict[str, tuple[int, set[str]]] | None) -> bool:
+    """Whether an option path's defaults hold (:data:`zlint.scope.option_paths.Needs`): a default
+    from an ``__init__`` parameter holds only where the run holds the package (``taken`` is not
+    None: its constructors are all in sight) and no constructor call passes that parameter."""
+    for cls, param, index in needs:
+        if taken is None:
+            return False
+        most, passed = taken.get(cls, (0, set()))
+        if param in passed or "*" in passed or index < most:
+            return False
+    return True
 
 
 def _unshared(summary: FileSummary) -> FileSummary:

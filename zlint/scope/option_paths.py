@@ -25,8 +25,12 @@ _ORDER = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.Gt
 _UNKNOWN = object()  # no literal value
 
 
-Span = tuple[int, int, str]  # first line, last line, reason
-Operand = tuple[int, int, int, int, int, str]  # line, column, end line, end column, deciding line, reason
+#: what an option path needs besides its class's own code: that no constructor call of the run
+#: passes the ``__init__`` parameter the deciding attribute comes from (class name, parameter,
+#: its positional index after ``self``); empty when the default is a literal in ``__init__``
+Needs = tuple[tuple[str, str, int], ...]
+Span = tuple[int, int, str, Needs]  # first line, last line, reason, needs
+Operand = tuple[int, int, int, int, int, str, Needs]  # line, column, end line, end column, deciding line, ...
 
 
 def option_paths(tree: ast.Module) -> tuple[list[Span], list[Operand]]:
@@ -39,10 +43,10 @@ def option_paths(tree: ast.Module) -> tuple[list[Span], list[Operand]]:
     spans: list[Span] = []
     operands: list[Operand] = []
     for cls in classes:
-        defaults = _defaults(cls, [c for c in classes if c is not cls and c.name in related[cls.name]])
+        defaults, needs = _defaults(cls, [c for c in classes if c is not cls and c.name in related[cls.name]])
         if defaults:
             for method in _methods(cls):
-                _off_branches(method.body, defaults, spans, operands)
+                _off_branches(method.body, defaults, needs, spans, operands)
     return spans, operands
 
 
@@ -161,13 +165,16 @@ def _named_by_call(node: ast.Call) -> str | None:
     return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"
 
 
-def _defaults(cls: ast.ClassDef, related: list[ast.ClassDef]) -> dict[str, object]:
+def _defaults(
+    cls: ast.ClassDef, related: list[ast.ClassDef]
+) -> tuple[dict[str, object], dict[str, tuple[str, str, int]]]:
     """``self.A`` -> its literal default, for the attributes of ``cls`` that an ``if`` of its
-    methods tests and whose default is known."""
+    methods tests and whose default is known; and, for those set from a parameter, what the
+    default needs (:data:`Needs`)."""
     methods = {m.name: m for m in _methods(cls)}
     init = methods.get("__init__")
     if init is None:
-        return {}
+        return {}, {}
     # cheap gates first: a top-level assignment in __init__ of an attribute some `if` tests
     params = _param_defaults(init)
     tested = {a for m in methods.values() for test in _tests(m.body) for a in _read(test)}
@@ -185,7 +192,7 @@ def _defaults(cls: ast.ClassDef, related: list[ast.ClassDef]) -> dict[str, objec
             if known is not _UNKNOWN:
                 candidates[attr], positions[attr] = known, index
     if not candidates:
-        return {}
+        return {}, {}
     called: set[str] = set()  # a toggle the class's own code calls is no user's choice
     spoiled = _spoiled_in_init(init, positions, sources, called)
     writes = {name: _writes(method, called) for name, method in methods.items() if name != "__init__"}
@@ -199,8 +206,11 @@ def _defaults(cls: ast.ClassDef, related: list[ast.ClassDef]) -> dict[str, objec
     # a method or property of that name: the attribute is not a plain value
     spoiled.update(s.name for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
     if "*" in spoiled:
-        return {}
-    return {attr: value for attr, value in candidates.items() if attr not in spoiled}
+        return {}, {}
+    defaults = {attr: value for attr, value in candidates.items() if attr not in spoiled}
+    index = {name: i - 1 for i, name in enumerate(order)}  # keyword-only: no position
+    needs = {a: (cls.name, p, index.get(p, len(order))) for a, p in sources.items() if a in defaults}
+    return defaults, needs
 
 
 def _spoiled_in_init(
@@ -273,7 +283,8 @@ def _may_pass(other: ast.ClassDef, param: str, order: list[str]) -> bool:
 
 
 def _off_branches(
-    statements: list[ast.stmt], defaults: dict[str, object], spans: list[Span], operands: list[Operand]
+    statements: list[ast.stmt], defaults: dict[str, object], needs: dict[str, tuple[str, str, int]],
+    spans: list[Span], operands: list[Operand],
 ) -> None:
     """Add the default-off bodies and operands among ``statements`` and their nested blocks
     (not in nested functions or classes: another ``self`` may be meant there)."""
@@ -286,34 +297,34 @@ def _off_branches(
             read = _deciding(stmt.test, defaults, value) if off else []
             if off and read and off[0].lineno > (stmt.test.end_lineno or stmt.test.lineno):
                 end = max(s.end_lineno or s.lineno for s in off)
-                spans.append((off[0].lineno, end, _reason(read, defaults)))
-            _skipped(stmt.test, defaults, operands)
+                spans.append((off[0].lineno, end, _reason(read, defaults), tuple(needs[a] for a in read if a in needs)))
+            _skipped(stmt.test, defaults, needs, operands)
         for name in ("body", "orelse", "finalbody"):
             block = getattr(stmt, name, None)
             if isinstance(block, list):
-                _off_branches(block, defaults, spans, operands)
-        for handler in getattr(stmt, "handlers", ()):
-            _off_branches(handler.body, defaults, spans, operands)
-        for case in getattr(stmt, "cases", ()):
-            _off_branches(case.body, defaults, spans, operands)
+                _off_branches(block, defaults, needs, spans, operands)
+        for inner in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+            _off_branches(inner.body, defaults, needs, spans, operands)
 
 
-def _skipped(test: ast.expr, defaults: dict[str, object], out: list[Operand]) -> None:
+def _skipped(
+    test: ast.expr, defaults: dict[str, object], needs: dict[str, tuple[str, str, int]], out: list[Operand]
+) -> None:
     """The operands of ``and``/``or`` in ``test`` after one the defaults decide: never evaluated."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        _skipped(test.operand, defaults, out)
+        _skipped(test.operand, defaults, needs, out)
     if not isinstance(test, ast.BoolOp):
         return
     stop = isinstance(test.op, ast.Or)  # the value that ends the chain
     for position, operand in enumerate(test.values):
-        _skipped(operand, defaults, out)
+        _skipped(operand, defaults, needs, out)
         rest = test.values[position + 1:]
         if rest and _truth(operand, defaults) is stop:
             first, last = rest[0], rest[-1]
-            reason = _reason(_deciding(operand, defaults, stop), defaults)
+            read = _deciding(operand, defaults, stop)
             end = operand.end_lineno or operand.lineno
             out.append((first.lineno, first.col_offset, last.end_lineno or last.lineno, last.end_col_offset or 0,
-                        end, reason))
+                        end, _reason(read, defaults), tuple(needs[a] for a in read if a in needs)))
             return
 
 
