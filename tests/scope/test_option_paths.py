@@ -275,3 +275,9 @@ def test_a_parameter_default_holds_only_where_every_constructor_is_in_sight():
     assert [s for _, _, s in scopes(LOSS, others=positional)] == ["compiled", OPTION]
     other = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss()\n"}
     assert [s for _, _, s in scopes(LOSS, others=other)] == [OPTION, OPTION]
+
+
+def test_a_decorated_init_may_get_its_arguments_from_a_saved_configuration():
+    decorated = LOSS.replace("    def __init__", "    @register_to_config\n        def __init__", 1)
+    assert "@register_to_config" in decorated
+    assert [s for _, _, s in scopes(decorated)] == ["compiled", OPTION]

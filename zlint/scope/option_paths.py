@@ -10,6 +10,8 @@ The default of ``self.A`` is known only when nothing else can have changed it: o
 the top level of ``__init__``, from a literal or from a parameter whose default is a literal, and
 otherwise only toggles that set a literal. Anything else (another write, a subclass or base in the
 file that writes it or passes that parameter) leaves the default unknown, and the branch alone.
+A parameter's default also needs that no constructor call passes it, which only a run over the
+whole package can tell (:func:`zlint.scope.classify.classify` reads the summaries' calls).
 """
 
 from __future__ import annotations
@@ -175,8 +177,10 @@ def _defaults(
     init = methods.get("__init__")
     if init is None:
         return {}, {}
-    # cheap gates first: a top-level assignment in __init__ of an attribute some `if` tests
-    params = _param_defaults(init)
+    # cheap gates first: a top-level assignment in __init__ of an attribute some `if` tests;
+    # a decorated __init__ may be handed its arguments from elsewhere (a saved configuration:
+    # diffusers' `@register_to_config`), so its parameters' defaults say nothing
+    params = {} if init.decorator_list else _param_defaults(init)
     tested = {a for m in methods.values() for test in _tests(m.body) for a in _read(test)}
     candidates: dict[str, object] = {}
     sources: dict[str, str] = {}  # attribute -> the __init__ parameter it is set from
@@ -342,9 +346,10 @@ def _deciding(test: ast.expr, defaults: dict[str, object], value: bool | None) -
 
 
 def _reason(read: list[str], defaults: dict[str, object]) -> str:
-    names = " or ".join(f"self.{a}" for a in read)
     values = ", ".join(repr(defaults[a]) for a in read)
-    return f"only when {names} is not its default ({values})"
+    if len(read) == 1:
+        return f"only when self.{read[0]} is not its default ({values})"
+    return f"only when {', '.join(f'self.{a}' for a in read)} are not their defaults ({values})"
 
 
 def _truth(test: ast.expr, defaults: dict[str, object]) -> bool | None:
