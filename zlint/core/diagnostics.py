@@ -73,7 +73,8 @@ class Diagnostic:
     #: what the finding costs: "default" (with plain torch.compile) or "single-graph" (only once
     #: sizes are made one graph: mark_unbacked, backed_size_oblivious)
     tier: str = field(compare=False, default="default")
-    #: where the code runs: "compiled", "never" (never compiled) or "unknown", and why
+    #: where the code runs: "compiled", "never" (never compiled), "option" (only under a
+    #: non-default module option) or "unknown", and why
     scope: str = field(compare=False, default="unknown")
     scope_reason: str = field(compare=False, default="")
     #: what ``--verify`` observed: ``status`` (CONFIRMED / NOT OBSERVED / UNVERIFIABLE), ``mode``,

@@ -121,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--scope", choices=("default", "all"), default=None,
         help="default: findings in compiled and unknown code; all: also in code never compiled "
-        "(__init__, weight init, checkpoint conversion, preprocessing)",
+        "(__init__, weight init, checkpoint conversion, preprocessing) and on paths only a non-default "
+        "module option takes (if self.use_tiling: with use_tiling False by default)",
     )
     parser.add_argument(
         "--target", choices=("default", "single-graph"), default=None,

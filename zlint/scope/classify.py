@@ -14,6 +14,9 @@ every function of the run:
   (processors, tokenizers, feature extractors), configuration, functions dynamo is told to skip
   (``torch.compiler.disable``), branches dynamo never takes (``if not is_compiling():``), and
   helpers only such code calls;
+* ``option``: a branch of compiled or unknown code that the module's default configuration
+  never takes (``if self.use_tiling:`` with ``use_tiling = False`` in ``__init__``,
+  :mod:`zlint.scope.option_paths`): compiled only where a user turns the option on;
 * ``unknown``: the rest.
 
 The answer for one file is a :class:`FileScope`: small, picklable, hashable into the cache key.
@@ -33,9 +36,9 @@ from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, q
 from zlint.scope.host_roles import ATTENTION_PROCESSOR, checkpoint_role, class_role, file_role, function_role
 from zlint.scope.names import Key, Project
 
-__all__ = ["COMPILED", "NEVER", "UNKNOWN", "FileScope", "classify", "scope_for_file"]
+__all__ = ["COMPILED", "NEVER", "OPTION", "UNKNOWN", "FileScope", "classify", "scope_for_file"]
 
-COMPILED, NEVER, UNKNOWN = "compiled", "never", "unknown"
+COMPILED, NEVER, OPTION, UNKNOWN = "compiled", "never", "option", "unknown"
 
 SKIPPED_OPERAND = "not evaluated under torch.compile"
 # dynamo runs what these decorate eagerly (TorchScript's jit.ignore/unused say nothing to dynamo)
@@ -60,6 +63,9 @@ class FileScope:
     #: the run holds this file's whole Python package: "no compiled caller found" is then what
     #: the search found (a user calls the code from outside), not a gap in what the run saw
     whole_package: bool = False
+    #: (line, column, end line, end column, reason) of operands the module's default
+    #: configuration never evaluates (``self.use_tiling and ...``): ``option`` unless never compiled
+    option_operands: tuple[tuple[int, int, int, int, str], ...] = ()
 
     def classify(self, line: int, column: int | None = None) -> tuple[str, str]:
         """(scope, reason) of the code at ``line`` (and ``column``, 0-based, when known: an
@@ -70,8 +76,13 @@ class FileScope:
                     return NEVER, SKIPPED_OPERAND
         found = (NEVER, "module level (runs at import)")
         for start, end, scope, reason in self.regions:
-            if start <= line <= end:
-                found = (scope, reason)  # later regions are nested deeper
+            # later regions are nested deeper; code that never compiles stays so under an option
+            if start <= line <= end and not (scope == OPTION and found[0] == NEVER):
+                found = (scope, reason)
+        if column is not None and found[0] != NEVER:
+            for start, start_column, end, end_column, reason in self.option_operands:
+                if (start, start_column) <= (line, column) < (end, end_column):
+                    return OPTION, reason
         return found
 
 
@@ -316,6 +327,7 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
                 verdict[key] = (NEVER, reason)
     _propagate_never(functions, verdict, callers, branch_callers, escaped)
 
+    options_taken = _constructions(project.files.values())
     oblivious = any(s.size_oblivious for s in project.files.values())
     single = any(s.single_graph for s in project.files.values())
     out: dict[str, FileScope] = {}
@@ -332,12 +344,42 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
         regions.extend(
             (s, e, NEVER, f"one-time set-up: sets {attr} on the first call only") for s, e, attr in summary.once_paths
         )
+        taken = options_taken if path in whole else None
+        options = [span for span in summary.option_paths if _defaults_hold(span[-1], taken)]
+        operands = [span for span in summary.option_operands if _defaults_hold(span[-1], taken)]
+        regions.extend((s, e, OPTION, why) for s, e, why, _ in options)
+        # whole lines after the deciding operand, for line-only queries
+        regions.extend((max(s, d + 1), e, OPTION, why) for s, _, e, _, d, why, _ in operands if e > d)
         regions.sort(key=lambda r: (r[0], -r[1]))
         out[path] = FileScope(
             tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single,
             tuple(sorted(dead_code[path][1])), path in whole and is_package(os.path.dirname(path) or "."),
+            tuple(sorted((s, c, e, ec, why) for s, c, e, ec, _, why, _ in operands)),
         )
     return out
+
+
+def _constructions(summaries: Iterable[FileSummary]) -> dict[str, tuple[int, set[str]]]:
+    """Class name -> (most positional arguments, keyword names) its constructor calls in the run pass."""
+    out: dict[str, tuple[int, set[str]]] = {}
+    for summary in summaries:
+        for name, (most, passed) in summary.constructions.items():
+            before, names = out.get(name, (0, set()))
+            out[name] = (max(before, most), names | set(passed))
+    return out
+
+
+def _defaults_hold(needs: Iterable, taken: dict[str, tuple[int, set[str]]] | None) -> bool:
+    """Whether an option path's defaults hold (:data:`zlint.scope.option_paths.Needs`): a default
+    from an ``__init__`` parameter holds only where the run holds the package (``taken`` is not
+    None: its constructors are all in sight) and no constructor call passes that parameter."""
+    for cls, param, index in needs:
+        if taken is None:
+            return False
+        most, passed = taken.get(cls, (0, set()))
+        if param in passed or "*" in passed or index < most:
+            return False
+    return True
 
 
 def _unshared(summary: FileSummary) -> FileSummary:

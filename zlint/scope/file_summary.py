@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from zlint.core.ast_walk import walk
 from zlint.scope.compile_state import PREDICATE, calls_predicate, dotted_with_super, predicate_returns, test_tree
 from zlint.scope.host_roles import SESSION
+from zlint.scope.option_paths import option_paths
 
 # Reading or writing files: dynamo cannot trace it, and model code does it only at setup or export
 IO_CALLS = frozenset({
@@ -103,6 +104,15 @@ class FileSummary:
     #: (first line, last line, attribute) of one-time set-up blocks: ``if self.x is None:`` whose
     #: body sets ``self.x``; dynamo guards on the attribute, so they run on the first call only
     once_paths: list[tuple[int, int, str]] = field(default_factory=list)
+    #: (first line, last line, reason, needs) of branches the module's default configuration never
+    #: takes (:mod:`zlint.scope.option_paths`): compiled only where a user sets the option
+    option_paths: list[tuple] = field(default_factory=list)
+    #: (line, column, end line, end column, deciding operand's last line, reason, needs) of the
+    #: ``and``/``or`` operands of tests that the default configuration decides before them
+    option_operands: list[tuple] = field(default_factory=list)
+    #: class-like callee (its last name, capitalised) -> (the most positional arguments its calls
+    #: here pass, the names they pass by keyword, ``"*"`` for unpacking): an option path's needs
+    constructions: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     #: tests calling a compile-state predicate, in source order
     guards: list[GuardInfo] = field(default_factory=list)
     #: predicate functions defined here (`def is_tracing(...)`): qualname -> tree of what they return
@@ -347,6 +357,11 @@ class _Summarizer:
                 if (dotted_with_super(node.value) or "").endswith("Dim"):
                     self.summary.single_graph = True
 
+    def construction(self, name: str, node: ast.Call) -> None:
+        most, names = self.summary.constructions.get(name, (0, []))
+        passed = {k.arg or "*" for k in node.keywords} | {"*" for a in node.args if isinstance(a, ast.Starred)}
+        self.summary.constructions[name] = (max(most, len(node.args)), sorted({*names, *passed}))
+
     def attribute_name(self, name: str) -> None:
         (self.functions[-1] if self.functions else self.summary).attribute_names.add(name)
 
@@ -370,6 +385,8 @@ class _Summarizer:
                 self.functions[-1].does_io = True
             if (last == "numpy" and "." in callee) or (qualify(self.summary, callee) or "").startswith(HOST_LIBRARIES):
                 self.functions[-1].to_host = True
+        if last[:1].isupper() and (node.args or node.keywords):
+            self.construction(last, node)
         if last == "mark_unbacked":
             self.summary.single_graph = True
         if any(k.arg == "backed_size_oblivious" and _is_true(k.value) for k in node.keywords):
@@ -418,4 +435,5 @@ def summarize(path: str, tree: ast.Module) -> FileSummary:
     """The facts of one file that the project-wide classification needs."""
     summary = FileSummary(path)
     _Summarizer(summary).body(tree.body)
+    summary.option_paths, summary.option_operands = option_paths(tree)
     return summary

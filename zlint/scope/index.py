@@ -155,9 +155,12 @@ def encode_scope(scope: FileScope) -> list:
 def decode_scope(data: object) -> FileScope | None:
     """A scope stored by :func:`encode_scope`, or None when it does not have that shape."""
     try:
-        regions, *flags, skipped, whole = data  # type: ignore[misc]
+        regions, *flags, skipped, whole, options = data  # type: ignore[misc]
         assert len(flags) == 4 and all(isinstance(flag, bool) for flag in (*flags, whole))
-        return FileScope(tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped), whole)
+        return FileScope(
+            tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped), whole,
+            tuple(tuple(o) for o in options),
+        )
     except (AssertionError, TypeError, ValueError):
         return None
 
@@ -240,6 +243,8 @@ def _decode(data: object) -> FileSummary | None:
                 "guards": [_guard(g) for g in data["guards"]],
                 "error_paths": [tuple(span) for span in data["error_paths"]],
                 "once_paths": [tuple(span) for span in data["once_paths"]],
+                "option_paths": [tuple(span) for span in data["option_paths"]],
+                "option_operands": [tuple(span) for span in data["option_operands"]],
                 "attribute_names": set(data["attribute_names"]),
             }
         )

@@ -6,8 +6,9 @@ Applied by the engine to a file's findings once they are final (after ``# noqa``
   ``never`` for a finding in a frame dynamo skips (:mod:`zlint.scope.frames`);
 * ``tier``: a rule's single-graph finding becomes ``default`` where a single-graph mode is on
   (enabled in this file, or in the run and the finding sits in compiled code): there it bites;
-* the ``scope`` setting hides never-compiled findings of rules about compiled code, and those
-  in unknown code where the run holds the file's whole package (no compiled caller exists), the
+* the ``scope`` setting hides never-compiled findings of rules about compiled code, those on a
+  path only a non-default module option takes, and those in unknown code where the run holds
+  the file's whole package (no compiled caller exists), the
   ``target`` setting hides single-graph findings when targeting plain ``torch.compile``.
 """
 
@@ -17,7 +18,7 @@ import dataclasses
 
 from zlint.core import registry
 from zlint.core.diagnostics import Diagnostic
-from zlint.scope.classify import COMPILED, NEVER, UNKNOWN, FileScope
+from zlint.scope.classify import COMPILED, NEVER, OPTION, UNKNOWN, FileScope
 from zlint.scope.frames import skipped_reason
 
 # default: compiled code, and unknown code unless the run holds its whole package
@@ -58,7 +59,7 @@ def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> 
         if not _required_mode_on(placed, scope):
             continue
         scoped = about_compiled_code(d.code)
-        if scoped and where == NEVER and not show_all:
+        if scoped and where in (NEVER, OPTION) and not show_all:
             continue
         if scoped and where == UNKNOWN and scope.whole_package and not show_all:
             if not (tier == "single-graph" and target == "default"):

@@ -320,6 +320,7 @@ def _moved(scope: FileScope, moved: Callable[[int], int]) -> FileScope:
         scope,
         regions=tuple((moved(s), moved(e), where, why) for s, e, where, why in scope.regions),
         skipped=tuple((moved(s), c, moved(e), ec) for s, c, e, ec in scope.skipped),
+        option_operands=tuple((moved(s), c, moved(e), ec, why) for s, c, e, ec, why in scope.option_operands),
     )
 
 

@@ -1,0 +1,283 @@
+"""A branch that a module's default configuration never takes (an attribute set to a literal in
+``__init__``, changed only by a user's toggle; or from an ``__init__`` parameter's literal default
+that no constructor call of a whole-package run passes) is compiled only where a user opts in: its
+findings are ``option`` and hidden by default. A method's own keyword argument, an attribute
+written anywhere else, and the ``else`` of such a branch stay where they are."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import textwrap
+from pathlib import Path
+
+from inprocess import zlint
+
+OPTION = "option"
+
+
+def findings(src: str, scope: str = "all", others: dict[str, str] | None = None, named: str = ".") -> list[tuple]:
+    """(code, line, scope, reason) of the findings in ``m.py`` with ``--scope scope``: a run over
+    a folder holding it (and ``others``), or over the file ``named``."""
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in {"m.py": src, **(others or {})}.items():
+            (Path(folder) / name).write_text(textwrap.dedent(text).lstrip("\n"))
+        proc = zlint("--no-cache", "--format", "json", "--scope", scope, named, cwd=folder)
+    assert proc.returncode in (0, 1), proc.stderr
+    rows = json.loads(proc.stdout)
+    return [(d["code"], d["location"]["row"], d["scope"], d["scope_reason"]) for d in rows if d["filename"] == "m.py"]
+
+
+def scopes(src: str, **options) -> list[tuple[str, int, str]]:
+    return [(code, line, scope) for code, line, scope, _ in findings(src, **options)]
+
+
+TILING = """
+    import torch
+    from torch import nn
+
+    class VAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.use_tiling = False
+
+        def enable_tiling(self):
+            self.use_tiling = True
+
+        def disable_tiling(self):
+            self.use_tiling = False
+
+        def forward(self, x):
+            if self.use_tiling and x.shape[-1] > 64:
+                return x.sum().item()
+            return x
+    """
+
+
+def test_a_branch_only_a_toggle_turns_on_is_an_option_path():
+    reason = "only when self.use_tiling is not its default (False)"
+    assert findings(TILING) == [("ZL103", 16, OPTION, reason), ("ZL301", 17, OPTION, reason)]
+    assert findings(TILING, scope="default") == []
+
+
+def test_a_branch_on_an_init_parameter_with_a_literal_default():
+    src = """
+        import torch
+        from torch import nn
+
+        class FocalLoss(nn.Module):
+            def __init__(self, alpha=None, ignore_index=None, momentum=0.1, mode="mean"):
+                super().__init__()
+                self.ignore_index = ignore_index
+                self.momentum = momentum
+                self.mode = mode
+
+            def forward(self, y_pred, y_true):
+                if self.ignore_index is not None:
+                    y_true = y_true[y_true != self.ignore_index]
+                if self.momentum is None:
+                    scale = y_pred.mean().item()
+                elif self.mode == "weightedmean":
+                    scale = y_pred.max().item()
+                return y_pred.sum()
+        """
+    assert findings(src) == [
+        ("ZL305", 13, OPTION, "only when self.ignore_index is not its default (None)"),
+        ("ZL301", 15, OPTION, "only when self.momentum is not its default (0.1)"),
+        ("ZL301", 17, OPTION, "only when self.mode is not its default ('mean')"),
+    ]
+
+
+def test_the_else_of_a_default_off_branch_runs_and_the_else_of_a_default_on_one_does_not():
+    src = """
+        import torch
+        from torch import nn
+
+        class Loss(nn.Module):
+            def __init__(self, ignore_index=None):
+                super().__init__()
+                self.ignore_index = ignore_index
+
+            def forward(self, x):
+                if self.ignore_index is not None:
+                    x = x[x != self.ignore_index]
+                else:
+                    n = x.sum().item()
+                if self.ignore_index is None:
+                    m = x.sum().item()
+                else:
+                    x = x[x != self.ignore_index]
+                return x
+        """
+    assert scopes(src) == [
+        ("ZL305", 11, OPTION), ("ZL301", 13, "compiled"), ("ZL301", 15, "compiled"), ("ZL305", 17, OPTION),
+    ]
+
+
+def test_operands_that_a_default_decides_before_them_are_never_evaluated():
+    src = """
+        import torch
+        from torch import nn
+
+        class Encoder(nn.Module):
+            def __init__(self, layerdrop_prob=0.0):
+                super().__init__()
+                self.layerdrop_prob = layerdrop_prob
+
+            def forward(self, x):
+                keep = torch.rand(3)
+                if self.layerdrop_prob > 0 and keep[0] > self.layerdrop_prob:
+                    x = x * 2
+                if (
+                    self.layerdrop_prob > 0.5
+                    and x.sum().item() > 0
+                ):
+                    x = x + 1
+                return x
+        """
+    reason = "only when self.layerdrop_prob is not its default (0.0)"
+    assert findings(src) == [("ZL303", 11, OPTION, reason), ("ZL301", 15, OPTION, reason)]
+
+
+# near misses: the branch may run under the default configuration
+
+KEPT = """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self, flag, use_tiling=True, gated=False, count=None):
+            super().__init__()
+            self.use_tiling = use_tiling
+            self.gated = gated
+            if flag:
+                self.half = False
+            self.mixed = True if flag else False
+            self.count = count
+            self.shape_aware = False
+
+        def forward(self, x, interpolate_pos_encoding=False):
+            if interpolate_pos_encoding:
+                x.sum().item()
+            if self.use_tiling:
+                x.sum().item()
+            if self.gated:
+                x.sum().item()
+            if self.half:
+                x.sum().item()
+            if self.mixed:
+                x.sum().item()
+            if self.count is not None:
+                x.sum().item()
+            if self.shape_aware or x.size(0) > 1:
+                x.sum().item()
+            self.gated = x.shape[0] > 2
+            return x
+
+        def _build(self):
+            self.count = 3
+    """
+
+
+def test_per_call_arguments_and_attributes_written_elsewhere_stay_in_default_scope():
+    # a method's keyword argument; default True; written in forward; set under an `if` in
+    # __init__; from a conditional expression; set by a private helper; `or` with an unknown
+    lines = [line for code, line, scope in scopes(KEPT) if code == "ZL301" and scope == "compiled"]
+    assert lines == [17, 19, 21, 23, 25, 27, 29]
+
+
+def test_a_subclass_in_the_file_that_sets_the_attribute_or_the_parameter_keeps_the_branch():
+    base = """
+        import torch
+        from torch import nn
+
+        class Base(nn.Module):
+            def __init__(self, ignore_index=None):
+                super().__init__()
+                self.use_tiling = False
+                self.ignore_index = ignore_index
+
+            def forward(self, x):
+                if self.use_tiling:
+                    x.sum().item()
+                if self.ignore_index is not None:
+                    x.sum().item()
+                return x
+        """
+    assert [s for _, _, s in scopes(base)] == [OPTION, OPTION]
+    writes = base + """
+        class Tiled(Base):
+            def __init__(self):
+                super().__init__(ignore_index=255)
+                self.use_tiling = True
+        """
+    assert [s for _, _, s in scopes(writes)] == ["compiled", "compiled"]
+    positional = base + """
+        class Masked(Base):
+            def __init__(self):
+                super().__init__(255)
+        """
+    assert [s for _, _, s in scopes(positional)] == [OPTION, "compiled"]
+
+
+def test_a_toggle_the_class_calls_itself_is_no_option():
+    in_forward = TILING.replace("return x\n", "self.enable_tiling()\n            return x\n", 1)
+    assert [s for _, _, s in scopes(in_forward)] == ["compiled", "compiled"]
+    enabled = "self.use_tiling = False\n            self.enable_tiling()\n"
+    in_init = TILING.replace("self.use_tiling = False\n", enabled, 1)
+    assert [s for _, _, s in scopes(in_init)] == ["compiled", "compiled"]
+
+
+def test_never_compiled_code_stays_never_under_an_option():
+    src = """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.strict = False
+
+            def forward(self, x):
+                if self.strict:
+                    raise ValueError(x.sum().item())
+                return x
+        """
+    assert [s for _, _, s in scopes(src)] == ["never"]
+
+
+LOSS = """
+    import torch
+    from torch import nn
+
+    class FocalLoss(nn.Module):
+        def __init__(self, ignore_index=None):
+            super().__init__()
+            self.ignore_index = ignore_index
+            self.strict = False
+
+        def forward(self, y):
+            if self.ignore_index is not None:
+                y.sum().item()
+            if self.strict:
+                y.sum().item()
+            return y
+    """
+
+
+def test_a_parameter_default_holds_only_where_every_constructor_is_in_sight():
+    assert [s for _, _, s in scopes(LOSS)] == [OPTION, OPTION]
+    # pre-commit names files: a constructor elsewhere may pass the parameter; a literal holds
+    assert [s for _, _, s in scopes(LOSS, named="m.py")] == ["compiled", OPTION]
+    builds = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss(ignore_index=255)\n"}
+    assert [s for _, _, s in scopes(LOSS, others=builds)] == ["compiled", OPTION]
+    positional = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss(255)\n"}
+    assert [s for _, _, s in scopes(LOSS, others=positional)] == ["compiled", OPTION]
+    other = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss()\n"}
+    assert [s for _, _, s in scopes(LOSS, others=other)] == [OPTION, OPTION]
+
+
+def test_a_decorated_init_may_get_its_arguments_from_a_saved_configuration():
+    decorated = LOSS.replace("    def __init__", "    @register_to_config\n        def __init__", 1)
+    assert "@register_to_config" in decorated
+    assert [s for _, _, s in scopes(decorated)] == ["compiled", OPTION]
