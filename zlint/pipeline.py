@@ -140,6 +140,13 @@ def run(request: Request) -> Outcome:
             f"{unreached} finding{s} hidden in code nothing compiled reaches (the run holds its whole "
             "package); --scope all shows them"
         )
+    optional = sum(results[entry].optional for entry in ordered if not isinstance(entry, FileError))
+    if optional:
+        s = "" if optional == 1 else "s"
+        outcome.notes.append(
+            f"{optional} finding{s} hidden on paths only a non-default configuration of their module "
+            "takes; --scope all shows them"
+        )
     if request.stdin is not None and request.fix:
         outcome.fixed_source = request.stdin
         if outcome.fixer is not None and outcome.fixer.sources:

@@ -60,6 +60,18 @@ def test_a_branch_only_a_toggle_turns_on_is_an_option_path():
     assert findings(TILING, scope="default") == []
 
 
+def test_the_run_says_how_many_option_findings_it_hid_and_how_to_see_them(tmp_path):
+    (tmp_path / "m.py").write_text(textwrap.dedent(TILING).lstrip("\n"))
+    proc = zlint("--no-cache", "m.py", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert proc.stderr.splitlines() == [
+        "zlint: 2 findings hidden on paths only a non-default configuration of their module takes;"
+        " --scope all shows them",
+        "Found 0 findings in 1 file.",
+    ]
+    assert zlint("--no-cache", "-q", "m.py", cwd=tmp_path).stderr == ""
+
+
 def test_a_branch_on_an_init_parameter_with_a_literal_default():
     src = """
         import torch

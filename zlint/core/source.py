@@ -225,6 +225,8 @@ class FileResult:
     error: FileError | None = None
     #: findings placement hid as code nothing compiled reaches in a package linted whole
     unreached: int = 0
+    #: findings placement hid as on paths only a non-default module configuration takes
+    optional: int = 0
 
 
 class SourceError(Exception):

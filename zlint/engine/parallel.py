@@ -179,5 +179,5 @@ def _placed(result: FileResult, scope: FileScope | None, data: bytes, settings: 
         return lint_source(data, result.path, settings)
     from zlint.scope.placement import place_counted
 
-    placed, unreached = place_counted(result.diagnostics, scope, settings)
-    return FileResult(result.path, placed, result.error, unreached)
+    placed, unreached, optional = place_counted(result.diagnostics, scope, settings)
+    return FileResult(result.path, placed, result.error, unreached, optional)

@@ -38,10 +38,13 @@ def place(diagnostics: list[Diagnostic], scope: FileScope, settings) -> list[Dia
     return place_counted(diagnostics, scope, settings)[0]
 
 
-def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> tuple[list[Diagnostic], int]:
+def place_counted(
+    diagnostics: list[Diagnostic], scope: FileScope, settings
+) -> tuple[list[Diagnostic], int, int]:
     """:func:`place`, and how many findings it hid only because they sit in unknown code of a
-    package the run holds whole (the run says so, with how to see them)."""
-    unreached = 0
+    package the run holds whole, and on paths only a non-default configuration takes (the run
+    says so, with how to see them)."""
+    unreached = optional = 0
     show_all = getattr(settings, "scope", "default") == "all"
     target = getattr(settings, "target", "default")
     compiled_only = getattr(settings, "compiled_only", False)
@@ -60,6 +63,8 @@ def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> 
             continue
         scoped = about_compiled_code(d.code)
         if scoped and where in (NEVER, OPTION) and not show_all:
+            if where == OPTION and not (tier == "single-graph" and target == "default"):
+                optional += 1
             continue
         if scoped and where == UNKNOWN and scope.whole_package and not show_all:
             if not (tier == "single-graph" and target == "default"):
@@ -70,7 +75,7 @@ def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> 
         if tier == "single-graph" and target == "default":
             continue
         out.append(placed)
-    return out, unreached
+    return out, unreached, optional
 
 
 def _required_mode_on(d: Diagnostic, scope: FileScope) -> bool:
