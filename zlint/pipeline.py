@@ -133,20 +133,13 @@ def run(request: Request) -> Outcome:
         if results[entry].error is not None:
             outcome.errors.append(results[entry].error)
     outcome.diagnostics.sort()
-    unreached = sum(results[entry].unreached for entry in ordered if not isinstance(entry, FileError))
-    if unreached:
-        s = "" if unreached == 1 else "s"
-        outcome.notes.append(
-            f"{unreached} finding{s} hidden in code nothing compiled reaches (the run holds its whole "
-            "package); --scope all shows them"
-        )
-    optional = sum(results[entry].optional for entry in ordered if not isinstance(entry, FileError))
-    if optional:
-        s = "" if optional == 1 else "s"
-        outcome.notes.append(
-            f"{optional} finding{s} hidden on paths only a non-default configuration of their module "
-            "takes; --scope all shows them"
-        )
+    files = [results[entry] for entry in ordered if not isinstance(entry, FileError)]
+    for count, where in (
+        (sum(r.unreached for r in files), "in code nothing compiled reaches (the run holds its whole package)"),
+        (sum(r.optional for r in files), "on paths only a non-default configuration of their module takes"),
+    ):
+        if count:
+            outcome.notes.append(f"{count} finding{'' if count == 1 else 's'} hidden {where}; --scope all shows them")
     if request.stdin is not None and request.fix:
         outcome.fixed_source = request.stdin
         if outcome.fixer is not None and outcome.fixer.sources:
