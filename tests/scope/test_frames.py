@@ -234,3 +234,65 @@ def test_the_cli_shows_the_reason_in_json(tmp_path):
     found = json.loads(proc.stdout)
     assert [(d["location"]["row"], d["scope"]) for d in found] == [(9, "compiled"), (12, "never"), (14, "never")]
     assert proc.returncode == 1
+
+
+DOMINATED = """\
+import torch
+
+
+@torch.compile(dynamic=True)
+def f(x, w: torch.Tensor, h: torch.Tensor, flag: bool):
+    out = []
+    for i in range(3):
+        if flag:
+            a = w[i].item()
+        else:
+            a = h[i].item()
+        b = h[i].item()
+        if w.sum().item() > 0:
+            c = x.sum().item()
+        out.append(x * a + b)
+    return out
+
+
+@torch.compile(dynamic=True)
+def g(x, w: torch.Tensor, h: torch.Tensor, flag: bool):
+    out = []
+    for i in range(3):
+        if flag:
+            a = w[i].item()
+        b = flag and h[i].item()
+        for j in range(2):
+            c = w[j].item()
+        d = h[0].item()
+        out.append(x * b + d)
+    return out
+"""
+
+
+def test_a_break_that_another_always_precedes_in_the_iteration_is_hidden_behind_it():
+    # measured (sizes 2, 3, 5): 0 graphs with two `.item()`s in the loop, and still 0 with the
+    # first one removed: the later break adds nothing until the first is fixed
+    assert [(line, code, scope, reason) for line, code, scope, reason in _reasons(DOMINATED)] == [
+        (9, "ZL301", "compiled", "decorated with torch.compile"),
+        (11, "ZL301", "compiled", "decorated with torch.compile"),
+        # both branches of the if/else break before it
+        (12, "ZL301", "never", "dynamo skips this frame: graph break in a loop at line 9"),
+        (13, "ZL301", "never", "dynamo skips this frame: graph break in a loop at line 9"),
+        (14, "ZL301", "never", "dynamo skips this frame: graph break in a loop at line 9"),
+        # near misses: a break in one branch only, in a later `and` operand, in an inner loop
+        # (which may run zero times) precede nothing for sure
+        (24, "ZL301", "compiled", "decorated with torch.compile"),
+        (25, "ZL301", "compiled", "decorated with torch.compile"),
+        (27, "ZL301", "compiled", "decorated with torch.compile"),
+        (28, "ZL301", "compiled", "decorated with torch.compile"),
+    ]
+    messages = {d.line: d.message for d in lint_source(DOMINATED, "m.py", DEFAULT).diagnostics}
+    assert sorted(messages) == [9, 11, 24, 25, 27, 28]
+    assert "dynamo runs all of `f` eagerly (hiding 3 more findings)" in messages[9]
+
+
+def _reasons(code: str) -> list[tuple[int, str, str, str]]:
+    result = lint_source(code, "m.py", ALL_SCOPES)
+    assert result.error is None, result.error
+    return [(d.line, d.code, d.scope, d.scope_reason) for d in result.diagnostics]

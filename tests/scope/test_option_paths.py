@@ -293,3 +293,32 @@ def test_a_decorated_init_may_get_its_arguments_from_a_saved_configuration():
     decorated = LOSS.replace("    def __init__", "    @register_to_config\n        def __init__", 1)
     assert "@register_to_config" in decorated
     assert [s for _, _, s in scopes(decorated)] == ["compiled", OPTION]
+
+
+def test_a_test_of_one_parameter_with_a_literal_default_is_a_known_default():
+    src = """
+        import torch
+        from torch import nn
+
+        class Wrapper(nn.Module):
+            def __init__(self, sigreg_loss_weight=0.0, dim=8, scale=None):
+                super().__init__()
+                self.has_sigreg = sigreg_loss_weight > 0.0
+                self.wide = dim > 4 and scale is None
+                self.scaled = scale is not None and scale > dim
+
+            def forward(self, x):
+                if self.has_sigreg:
+                    x = x[x > 0]
+                if self.wide:
+                    x = x.sum().item()
+                if self.scaled:
+                    return x[x > 0]
+                return x
+        """
+    # `self.wide` reads two parameters and `self.scaled` too: no single default decides them
+    assert findings(src) == [
+        ("ZL305", 13, OPTION, "only when self.has_sigreg is not its default (False)"),
+        ("ZL301", 15, "compiled", "forward of Wrapper"),
+        ("ZL305", 17, "compiled", "forward of Wrapper"),
+    ]

@@ -114,6 +114,93 @@ def _callee(call: ast.Call, qualname: str, functions: dict[str, Function]) -> st
     return None
 
 
+def _contains(node: ast.AST, line: int, column: int) -> bool:
+    end = (node.end_lineno or node.lineno, node.end_col_offset if node.end_col_offset is not None else 1 << 30)
+    return (node.lineno, node.col_offset) <= (line, column) < end
+
+
+def _unconditional(root: ast.AST, line: int, column: int) -> bool:
+    """Whether the expression at ``line:column`` runs whenever ``root`` does: not in a later
+    ``and``/``or`` operand, a conditional expression's branch, a comprehension or a lambda."""
+    node = root
+    while True:
+        inner = next(
+            (c for c in ast.iter_child_nodes(node) if hasattr(c, "lineno") and _contains(c, line, column)), None
+        )
+        if inner is None:
+            return True
+        if isinstance(inner, _COMPREHENSIONS + (ast.Lambda,)):
+            return False
+        if isinstance(node, ast.BoolOp) and inner is not node.values[0]:
+            return False
+        if isinstance(node, ast.IfExp) and inner is not node.test:
+            return False
+        node = inner
+
+
+def _header_break(statement: ast.stmt, breaks: list[tuple[int, int]]) -> int | None:
+    """The first line of a break that ``statement`` evaluates each time it runs, outside its
+    nested blocks (a simple statement; a compound one's test, iterable or context expressions)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return None
+    blocks = _blocks(statement)
+    lines = [
+        line for line, column in breaks
+        if _contains(statement, line, column)
+        and not any(_contains(s, line, column) for block in blocks for s in block)
+        and _unconditional(statement, line, column)
+    ]
+    return min(lines, default=None)
+
+
+def _always_breaks(statement: ast.stmt, breaks: list[tuple[int, int]]) -> int | None:
+    """The first line of a break that ``statement`` reaches on every path through it: in its
+    header, in the body of a ``with``, or in both branches of an ``if``/``else``. Loop bodies may
+    run zero times and ``try`` bodies may stop early: neither counts."""
+    line = _header_break(statement, breaks)
+    if line is not None:
+        return line
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return _first_always(statement.body, breaks)
+    if isinstance(statement, ast.If) and statement.orelse:
+        body, orelse = _first_always(statement.body, breaks), _first_always(statement.orelse, breaks)
+        if body is not None and orelse is not None:
+            return min(body, orelse)
+    return None
+
+
+def _first_always(statements: list[ast.stmt], breaks: list[tuple[int, int]]) -> int | None:
+    return next((line for s in statements if (line := _always_breaks(s, breaks)) is not None), None)
+
+
+def _dominated(function: Function, in_loop: list[Diagnostic]) -> dict[int, int]:
+    """The in-loop breaks that another break always precedes in the same iteration (see the
+    module docstring), by id, with the line of the first break that precedes them."""
+    out: dict[int, int] = {}
+    for d in in_loop:
+        others = [(b.line, b.column) for b in in_loop if b is not d]
+        statements, inside = function.body, False
+        while True:
+            index = next((i for i, s in enumerate(statements) if _contains(s, d.line, d.column)), None)
+            if index is None:
+                break
+            statement = statements[index]
+            if inside:
+                line = _first_always(statements[:index], others)
+                if line is not None:
+                    out[id(d)] = line
+                    break
+            block = next((b for b in _blocks(statement) if any(_contains(s, d.line, d.column) for s in b)), None)
+            if block is None or isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                break
+            if inside and (line := _header_break(statement, others)) is not None:
+                out[id(d)] = line
+                break
+            inside = inside or (isinstance(statement, (ast.For, ast.AsyncFor, ast.While)) and block is statement.body)
+            statements = block
+    return out
+
+
 def _is_break(d: Diagnostic) -> bool:
     rule = registry.RULES_BY_CODE.get(d.code)
     return rule is not None and rule.family == BREAKING_FAMILY and d.tier == "default"
@@ -153,6 +240,11 @@ def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagno
                     changed = True
     if not skip:
         return diagnostics
+    behind: dict[int, int] = {}  # in-loop breaks another one of the same iteration always precedes
+    for name in skip:
+        if name in functions:
+            behind.update(_dominated(functions[name], [d for d in breaks if d.function == name and id(d) in in_loop]))
+    in_loop -= set(behind)
     # a plain break before the skipping one ends a graph that dynamo keeps: what runs before it
     # still costs (measured: 2 graphs for such a frame, 0 without the earlier break); dynamo
     # skips the frame it resumes in, from after that break on
@@ -178,6 +270,8 @@ def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagno
             else:
                 message = f"{d.message}; {cost}"
             out.append(dataclasses.replace(d, message=message))
+        elif id(d) in behind:
+            out.append(dataclasses.replace(d, skipped_by=behind[id(d)]))
         elif skipped(d):
             out.append(dataclasses.replace(d, skipped_by=skip[d.function]))
         else:

@@ -193,6 +193,11 @@ def _defaults(
             known = _literal(stmt.value)
             if known is _UNKNOWN and isinstance(stmt.value, ast.Name) and stmt.value.id in params:
                 known, sources[attr] = params[stmt.value.id], stmt.value.id
+            elif known is _UNKNOWN and (param := _test_of_one(stmt.value, params)) is not None:
+                # `self.has_sigreg = sigreg_loss_weight > 0.`: a test of one such parameter
+                truth = _truth(stmt.value, {}, {param: params[param]})
+                if truth is not None:
+                    known, sources[attr] = truth, param
             if known is not _UNKNOWN:
                 candidates[attr], positions[attr] = known, index
     if not candidates:
@@ -215,6 +220,21 @@ def _defaults(
     index = {name: i - 1 for i, name in enumerate(order)}  # keyword-only: no position
     needs = {a: (cls.name, p, index.get(p, len(order))) for a, p in sources.items() if a in defaults}
     return defaults, needs
+
+
+def _test_of_one(node: ast.expr, params: dict[str, object]) -> str | None:
+    """The parameter a comparison, ``not`` or ``and``/``or`` of it and literals reads, when it
+    reads exactly one of ``params`` and nothing else (no call, attribute or other name)."""
+    if not isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+        return None
+    names: set[str] = set()
+    for part in walk(node):
+        if isinstance(part, ast.Name):
+            names.add(part.id)
+        elif not isinstance(part, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Constant, ast.cmpop, ast.boolop,
+                                   ast.unaryop, ast.expr_context)):
+            return None
+    return next(iter(names)) if len(names) == 1 and names <= params.keys() else None
 
 
 def _spoiled_in_init(
@@ -352,18 +372,19 @@ def _reason(read: list[str], defaults: dict[str, object]) -> str:
     return f"only when {', '.join(f'self.{a}' for a in read)} are not their defaults ({values})"
 
 
-def _truth(test: ast.expr, defaults: dict[str, object]) -> bool | None:
-    """What ``test`` is under the defaults: True, False, or None when that is not certain."""
+def _truth(test: ast.expr, defaults: dict[str, object], names: dict[str, object] | None = None) -> bool | None:
+    """What ``test`` is under the defaults (of ``self`` attributes, and of plain ``names`` when
+    given): True, False, or None when that is not certain."""
     if isinstance(test, ast.BoolOp):
-        values = [_truth(v, defaults) for v in test.values]
+        values = [_truth(v, defaults, names) for v in test.values]
         if isinstance(test.op, ast.And):
             return False if False in values else True if all(v is True for v in values) else None
         return True if True in values else False if all(v is False for v in values) else None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _truth(test.operand, defaults)
+        inner = _truth(test.operand, defaults, names)
         return None if inner is None else not inner
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        left, right = _value(test.left, defaults), _value(test.comparators[0], defaults)
+        left, right = _value(test.left, defaults, names), _value(test.comparators[0], defaults, names)
         if left is _UNKNOWN or right is _UNKNOWN:
             return None
         op = type(test.ops[0])
@@ -375,12 +396,14 @@ def _truth(test: ast.expr, defaults: dict[str, object]) -> bool | None:
             return (left == right) is (op is ast.Eq)
         numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right))
         return _ORDER[op](left, right) if op in _ORDER and numbers else None
-    value = _value(test, defaults)
+    value = _value(test, defaults, names)
     return None if value is _UNKNOWN else bool(value)
 
 
-def _value(node: ast.expr, defaults: dict[str, object]) -> object:
+def _value(node: ast.expr, defaults: dict[str, object], names: dict[str, object] | None = None) -> object:
     name = _self_attr(node)
     if name is not None:
         return defaults.get(name, _UNKNOWN)
+    if names and isinstance(node, ast.Name):
+        return names.get(node.id, _UNKNOWN)
     return _literal(node)
