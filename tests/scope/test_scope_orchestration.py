@@ -732,3 +732,47 @@ def test_code_that_hands_tensors_to_host_libraries_runs_around_the_model():
         ("unknown", "no compiled caller found"),
         ("compiled", "forward of Net"),
     ]
+
+
+def test_a_predicate_whose_except_handler_falls_back_is_read_from_its_try_body():
+    # segmentation_models_pytorch's is_torch_compiling(): `return False` only where torch lacks
+    # the API the try body calls; the branch under `not (... or is_torch_compiling())` never runs
+    found = scopes(
+        {
+            "lib/utils.py": """
+                import torch
+
+                def is_torch_compiling():
+                    try:
+                        return torch.compiler.is_compiling()
+                    except Exception:
+                        return False
+
+                def undecided(flag):
+                    if flag:
+                        return torch.compiler.is_compiling()
+                    return False
+                """,
+            "lib/model.py": """
+                import torch
+                from torch import nn
+                from .utils import is_torch_compiling, undecided
+
+                class Net(nn.Module):
+                    def check_input_shape(self, x):
+                        return x  # <-
+
+                    def forward(self, x):
+                        if not (torch.jit.is_scripting() or is_torch_compiling()):
+                            self.check_input_shape(x)  # <-
+                        if not undecided(x):
+                            x = x - 1  # <-
+                        return x
+                """,
+        }
+    )
+    assert found["lib/model.py"] == [
+        ("never", "called only in a tracing/scripting branch of Net.forward"),
+        ("never", "branch not taken under torch.compile"),
+        ("compiled", "forward of Net"),  # two returns that disagree outside any handler
+    ]

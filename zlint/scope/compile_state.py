@@ -131,14 +131,22 @@ def calls_predicate(tree: list) -> bool:
 
 def predicate_returns(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list | None:
     """What a predicate function returns, as a test tree (``["same", [tree, ...]]``): its value is
-    known when every return agrees."""
+    known when every return agrees. A return in an ``except`` handler is a fallback for a torch
+    without the API the ``try`` body calls (``try: return torch.compiler.is_compiling()``,
+    ``except Exception: return False``): it counts only when the ``try`` bodies return nothing."""
     local: dict[str, ast.expr] = {}
     returns: list[ast.expr] = []
-    for stmt in ast.walk(node):
+    fallbacks: list[ast.expr] = []
+    stack: list[tuple[ast.AST, bool]] = [(node, False)]
+    while stack:
+        stmt, handled = stack.pop()
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             local.setdefault(stmt.targets[0].id, stmt.value)
         elif isinstance(stmt, ast.Return) and stmt.value is not None:
-            returns.append(stmt.value)
+            (fallbacks if handled else returns).append(stmt.value)
+        handled = handled or isinstance(stmt, ast.ExceptHandler)
+        stack.extend((child, handled) for child in ast.iter_child_nodes(stmt))
+    returns = returns or fallbacks
     if not returns:
         return None
     return ["same", [test_tree(r, dict(local)) for r in returns]]
