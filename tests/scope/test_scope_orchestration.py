@@ -776,3 +776,56 @@ def test_a_predicate_whose_except_handler_falls_back_is_read_from_its_try_body()
         ("never", "branch not taken under torch.compile"),
         ("compiled", "forward of Net"),  # two returns that disagree outside any handler
     ]
+
+
+def test_a_forward_that_a_class_decorator_replaces_runs_only_where_its_dispatch_picks_it():
+    # transformers' @use_experts_implementation: `experts_class.forward = forward`, a dispatcher
+    # that calls the original only when the configured implementation is "eager"
+    found = scopes(
+        {
+            "lib/moe.py": """
+                from functools import wraps
+
+                def use_experts_implementation(experts_class=None, *, interface=None):
+                    def wrapper(experts_class):
+                        original_forward = experts_class.forward
+
+                        @wraps(original_forward)
+                        def forward(self, *args, **kwargs):
+                            chosen = interface.get_interface(self.config.impl, original_forward)
+                            return chosen(self, *args, **kwargs)
+
+                        experts_class.forward = forward
+                        return experts_class
+
+                    return wrapper(experts_class) if experts_class is not None else wrapper
+
+                def register(cls):
+                    cls.registered = True
+                    return cls
+                """,
+            "lib/model.py": """
+                from torch import nn
+                from .moe import register, use_experts_implementation
+
+                def per_expert(x):
+                    return x  # <-
+
+                @use_experts_implementation
+                class Experts(nn.Module):
+                    def forward(self, x):
+                        return per_expert(x)  # <-
+
+                @register
+                class Registered(nn.Module):
+                    def forward(self, x):
+                        return x  # <-
+                """,
+        }
+    )
+    replaced = ("unknown", "@use_experts_implementation replaces this forward: it runs only where its dispatch picks it")
+    assert found["lib/model.py"] == [
+        ("unknown", "no compiled caller found"),
+        replaced,
+        ("compiled", "forward of Registered"),  # a class decorator that leaves forward alone
+    ]

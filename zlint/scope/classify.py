@@ -261,6 +261,12 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
             continue
         path = key[0]
         if function.name == "forward" and function.cls and project.is_module_class(path, function.cls):
+            replacer = _forward_replaced_by(project, path, function.cls)
+            if replacer is not None:
+                # the class's calls run the decorator's dispatcher, which picks an
+                # implementation by configuration; this one runs only where it is picked
+                verdict[key] = (UNKNOWN, f"@{replacer} replaces this forward: it runs only where its dispatch picks it")
+                continue
             verdict[key] = (COMPILED, f"forward of {function.cls.rsplit('.', 1)[-1]}")
             work.append(key)
         elif function.name == "__call__" and function.cls and ATTENTION_PROCESSOR.search(function.cls):
@@ -357,6 +363,17 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
             tuple(sorted((s, c, e, ec, why) for s, c, e, ec, _, why, _ in operands)),
         )
     return out
+
+
+def _forward_replaced_by(project: Project, path: str, cls: str) -> str | None:
+    """The decorator of class ``cls`` (in ``path``) that rebinds its ``forward``, if one of the run
+    does (:attr:`FileSummary.forward_replacers`)."""
+    info = project.files[path].classes.get(cls)
+    for name in info.decorators if info is not None else ():
+        found = project.resolve_symbol(path, name)
+        if found is not None and found[1] in project.files[found[0]].forward_replacers:
+            return name
+    return None
 
 
 def _constructions(summaries: Iterable[FileSummary]) -> dict[str, tuple[int, set[str]]]:

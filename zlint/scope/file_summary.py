@@ -81,6 +81,7 @@ class ClassInfo:
     bases: list[str]
     methods: dict[str, str] = field(default_factory=dict)  # name -> function qualname
     attributes: dict[str, str] = field(default_factory=dict)  # self.x = Cls(...) -> callee name
+    decorators: list[str] = field(default_factory=list)  # dotted names as written (`use_experts`)
 
 
 @dataclass
@@ -113,6 +114,9 @@ class FileSummary:
     #: class-like callee (its last name, capitalised) -> (the most positional arguments its calls
     #: here pass, the names they pass by keyword, ``"*"`` for unpacking): an option path's needs
     constructions: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+    #: module-level functions that rebind the ``forward`` of a class or module they are given
+    #: (``experts_class.forward = dispatcher``): as a class decorator, they replace its forward
+    forward_replacers: set[str] = field(default_factory=set)
     #: tests calling a compile-state predicate, in source order
     guards: list[GuardInfo] = field(default_factory=list)
     #: predicate functions defined here (`def is_tracing(...)`): qualname -> tree of what they return
@@ -195,6 +199,10 @@ class _Summarizer:
     def klass(self, node: ast.ClassDef) -> None:
         qual = ".".join([*self.scope, node.name])
         info = ClassInfo(qual, [b for b in (dotted_with_super(base) for base in node.bases) if b])
+        for decorator in node.decorator_list:
+            name = dotted_with_super(decorator.func if isinstance(decorator, ast.Call) else decorator)
+            if name:
+                info.decorators.append(name)
         self.summary.classes[qual] = info
         for expr in (*node.bases, *node.keywords, *node.decorator_list):
             self.expressions(expr)
@@ -311,6 +319,12 @@ class _Summarizer:
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
         for target in targets:
+            if (
+                self.functions and isinstance(target, ast.Attribute) and target.attr == "forward"
+                and isinstance(target.value, ast.Name) and not self.classes
+                and any(target.value.id in f.params for f in self.functions)
+            ):
+                self.summary.forward_replacers.add(self.functions[0].qualname)
             if (dotted_with_super(target) or "").endswith("backed_size_oblivious") and _is_true(value):
                 self.summary.size_oblivious = self.summary.single_graph = True
             if self.functions and isinstance(target, ast.Attribute) and target.attr == "data":

@@ -192,6 +192,7 @@ def _decode_scopes(data: object) -> dict[str, FileScope] | None:
 def _encode(summary: FileSummary) -> dict:
     data = dataclasses.asdict(summary)
     data["attribute_names"] = sorted(data["attribute_names"])
+    data["forward_replacers"] = sorted(data["forward_replacers"])
     for function in [*data["functions"].values(), *data["shadowed"]]:
         function["calls"] = sorted(function["calls"])
         function["branch_calls"] = sorted(function["branch_calls"])
@@ -246,6 +247,7 @@ def _decode(data: object) -> FileSummary | None:
                 "option_paths": [tuple(span) for span in data["option_paths"]],
                 "option_operands": [tuple(span) for span in data["option_operands"]],
                 "attribute_names": set(data["attribute_names"]),
+                "forward_replacers": set(data["forward_replacers"]),
             }
         )
     except (AssertionError, KeyError, TypeError, AttributeError):
