@@ -823,7 +823,9 @@ def test_a_forward_that_a_class_decorator_replaces_runs_only_where_its_dispatch_
                 """,
         }
     )
-    replaced = ("unknown", "@use_experts_implementation replaces this forward: it runs only where its dispatch picks it")
+    replaced = (
+        "unknown", "@use_experts_implementation replaces this forward: it runs only where its dispatch picks it"
+    )
     assert found["lib/model.py"] == [
         ("unknown", "no compiled caller found"),
         replaced,
