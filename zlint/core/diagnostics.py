@@ -83,6 +83,9 @@ class Diagnostic:
     #: the line of a graph break in a loop that makes dynamo skip this finding's whole frame
     #: (:mod:`zlint.scope.frames`); 0: none. Placement turns it into the ``never`` scope.
     skipped_by: int = field(compare=False, default=0)
+    #: why the finding adds no cost of its own: a size its frame already pins
+    #: (:mod:`zlint.scope.pinned`); "": none. Placement turns it into the ``never`` scope.
+    paid_by: str = field(compare=False, default="")
 
     def to_dict(self, url: str | None = None) -> dict:
         """The JSON shape, close to Ruff's: 1-based rows and columns; ``url``: the rule's page

@@ -46,6 +46,7 @@ from zlint.core.source import (  # the reading half lives in source (no LibCST)
 )
 from zlint.scope.classify import FileScope, scope_for_file
 from zlint.scope.frames import mark_skipped
+from zlint.scope.pinned import mark_pinned
 from zlint.scope.placement import place_counted
 
 if TYPE_CHECKING:
@@ -233,7 +234,7 @@ def lint_parsed(
         if isinstance(outcome, FileError):
             result.error = outcome
             return result
-        diagnostics = mark_skipped(tree, outcome)  # what dynamo traces of each frame
+        diagnostics = mark_pinned(tree, mark_skipped(tree, outcome))  # what dynamo traces of each frame
     elif noqa.UNUSED_NOQA_CODE not in codes:
         return result
 

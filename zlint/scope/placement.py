@@ -53,6 +53,8 @@ def place_counted(
         where, reason = scope.classify(d.line, d.column)
         if d.skipped_by and where != NEVER:  # the frame runs eagerly (zlint.scope.frames)
             where, reason = NEVER, skipped_reason(d.skipped_by)
+        elif d.paid_by and where != NEVER:  # the frame pins the sizes (zlint.scope.pinned)
+            where, reason = NEVER, d.paid_by
         tier = d.tier
         if tier == "single-graph" and (
             scope.single_graph_here or (scope.single_graph_project and where == COMPILED)
