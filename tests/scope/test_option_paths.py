@@ -322,3 +322,151 @@ def test_a_test_of_one_parameter_with_a_literal_default_is_a_known_default():
         ("ZL301", 15, "compiled", "forward of Wrapper"),
         ("ZL305", 17, "compiled", "forward of Wrapper"),
     ]
+
+
+# helpers that only default-off paths call: option too
+
+TILED = """
+    import torch
+    from torch import nn
+
+    def _ramp(b, extent):
+        for y in range(b.shape[2]):
+            b = b * (y / extent)
+        return b
+
+    class VAE(nn.Module):
+        def __init__(self, tile_size=64):
+            super().__init__()
+            self.use_tiling = False
+            self.tile_size = tile_size
+
+        def enable_tiling(self):
+            self.use_tiling = True
+
+        def blend_v(self, a, b, extent):
+            for y in range(a.shape[2]):
+                b[:, :, y] = a[:, :, y] * (1 - y / extent)
+            return _ramp(b, extent)
+
+        def tiled_decode(self, z):
+            rows = [self.blend_v(z, z, 8)]
+            return torch.cat(rows)
+
+        def tiled_encode(self, x):
+            return self.blend_v(x, x, 8)
+
+        def decode(self, z):
+            if self.use_tiling and z.shape[-1] > self.tile_size:
+                return self.tiled_decode(z)
+            return z
+
+        def forward(self, x):
+            return self.decode(x)
+    """
+TILING_REASON = "only when self.use_tiling is not its default (False)"
+
+
+def test_a_helper_only_a_default_off_path_calls_is_on_that_path_too():
+    # decode calls tiled_decode only when tiling is on; blend_v and _ramp only from there (and
+    # from tiled_encode, which no code calls: a user calls it eagerly); so their loops
+    # compile only where a user turns tiling on
+    via = f"called {TILING_REASON}, from "
+    assert findings(TILED) == [
+        ("ZL201", 5, OPTION, via + "VAE.blend_v"),
+        ("ZL201", 19, OPTION, via + "VAE.tiled_decode"),
+        ("ZL103", 31, OPTION, TILING_REASON),
+    ]
+    assert findings(TILED, scope="default") == []
+    # the same helpers called on the default path are compiled
+    always = TILED.replace("if self.use_tiling and z.shape[-1] > self.tile_size:", "if z.shape[-1] > self.tile_size:")
+    assert scopes(always, scope="default") == [
+        ("ZL201", 5, "compiled"), ("ZL201", 19, "compiled"), ("ZL103", 31, "compiled"),
+    ]
+
+
+def test_the_run_counts_the_helpers_findings_among_those_it_hid(tmp_path):
+    (tmp_path / "m.py").write_text(textwrap.dedent(TILED).lstrip("\n"))
+    proc = zlint("--no-cache", ".", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert proc.stderr.splitlines()[0].startswith("zlint: 3 findings hidden on paths only a non-default")
+
+
+def test_a_helper_with_a_call_on_the_default_path_stays_compiled():
+    # decode also calls blend_v after the branch: the default path runs it
+    also = TILED.replace("            return z\n", "            return self.blend_v(z, z, 2)\n", 1)
+    assert scopes(also) == [("ZL201", 5, "compiled"), ("ZL201", 19, "compiled"), ("ZL103", 31, OPTION)]
+    # forward calls tiled_decode too: tiled_decode, and blend_v with it, are compiled
+    forward = TILED.replace("return self.decode(x)", "return self.decode(x) + self.tiled_decode(x)")
+    assert scopes(forward) == [("ZL201", 5, "compiled"), ("ZL201", 19, "compiled"), ("ZL103", 31, OPTION)]
+
+
+def test_through_helpers_and_nested_functions_only_the_option_path_calls():
+    # a nested function that only the default-off path calls: what it calls is option too
+    nested = TILED.replace(
+        "                return self.tiled_decode(z)\n",
+        "                def run():\n                    return self.tiled_decode(z)\n\n                return run()\n",
+    )
+    assert [s for _, _, s in scopes(nested)] == [OPTION, OPTION, OPTION]
+    # a helper of a default-off operand (`self.use_tiling and self.tiles_fit(z)`)
+    operand = TILED.replace("z.shape[-1] > self.tile_size:", "self.tiles_fit(z):").replace(
+        "    def decode", "    def tiles_fit(self, z):\n            return z.sum().item() > 0\n\n        def decode")
+    assert findings(operand)[1:] == [
+        ("ZL201", 19, OPTION, f"called {TILING_REASON}, from VAE.tiled_decode"),
+        ("ZL301", 31, OPTION, f"called {TILING_REASON}, from VAE.decode"),
+    ]
+
+
+def test_a_constructor_that_passes_the_option_keeps_its_helpers_compiled():
+    from_param = TILED.replace("tile_size=64):", "tile_size=64, use_tiling=False):").replace(
+        "self.use_tiling = False\n", "self.use_tiling = use_tiling\n", 1)
+    assert [s for _, _, s in scopes(from_param)] == [OPTION, OPTION, OPTION]
+    builds = {"build.py": "from m import VAE\n\nvae = VAE(use_tiling=True)\n"}
+    assert [s for _, _, s in scopes(from_param, others=builds)] == ["compiled", "compiled", "compiled"]
+    # a run over the file alone cannot see every constructor: the parameter's default may not hold
+    assert [s for _, _, s in scopes(from_param, named="m.py")] == ["compiled", "compiled", "compiled"]
+
+
+def test_helpers_with_no_caller_or_one_the_option_cannot_decide_stay_as_they_were():
+    # nobody calls tiled_encode: it stays as it was (never compiled: its callers are users,
+    # running it eagerly), and keeps the same finding where it calls nothing on the option
+    encode = TILED.replace("return self.blend_v(x, x, 8)", "return [x[:, :, i] for i in range(x.shape[2])]")
+    assert ("ZL201", 28, "never") in scopes(encode)
+    # a run over the file alone: a user may compile tiled_encode, which calls blend_v on its
+    # default path; no compiled code does (decode only under the option): unknown, and shown
+    assert findings(TILED, scope="default", named="m.py") == [
+        ("ZL201", 5, "unknown", "no compiled caller found"), ("ZL201", 19, "unknown", "no compiled caller found"),
+    ]
+    # a method taken as a value runs wherever the value is called
+    stored = TILED.replace(
+        "self.tile_size = tile_size\n", "self.tile_size = tile_size\n            self.fn = self.tiled_decode\n", 1)
+    assert [s for _, _, s in scopes(stored)][:2] == ["compiled", "compiled"]
+
+
+def test_what_never_compiles_or_is_compiled_on_its_own_keeps_its_scope():
+    disabled = TILED.replace("    def blend_v", "    @torch.compiler.disable\n        def blend_v")
+    assert [s for _, _, s in scopes(disabled)] == ["never", "never", OPTION]
+    compiled = TILED.replace("    def blend_v", "    @torch.compile\n        def blend_v")
+    assert [(s, r) for _, _, s, r in findings(compiled)][1:] == [
+        ("compiled", "decorated with torch.compile"), (OPTION, TILING_REASON)]
+
+
+def test_the_index_store_the_server_and_a_lone_file_place_the_helpers_alike(tmp_path):
+    import ast
+
+    from zlint.frontends.server.workspace import Workspace
+    from zlint.scope.classify import scope_for_file
+    from zlint.scope.index import ProjectIndex
+
+    path = tmp_path / "m.py"
+    path.write_text(textwrap.dedent(TILED).lstrip("\n"))
+    fresh = ProjectIndex.build([str(path)]).scope_of(str(path))
+    assert fresh.classify(24) == (OPTION, f"called {TILING_REASON}, from VAE.decode")  # tiled_decode
+    cache = tmp_path / "cache" / "project.json"
+    ProjectIndex.build([str(path)], cache)
+    cache.with_name(f"last-run-{cache.name}").unlink()  # the stored summaries, not the stored answer
+    assert ProjectIndex.build([str(path)], cache).scope_of(str(path)) == fresh
+    assert scope_for_file(str(path), ast.parse(path.read_text())) == fresh
+    workspace = Workspace([tmp_path])
+    workspace.index_workspace()
+    assert workspace.scope_of(str(path)) == fresh

@@ -16,7 +16,9 @@ every function of the run:
   helpers only such code calls;
 * ``option``: a branch of compiled or unknown code that the module's default configuration
   never takes (``if self.use_tiling:`` with ``use_tiling = False`` in ``__init__``,
-  :mod:`zlint.scope.option_paths`): compiled only where a user turns the option on;
+  :mod:`zlint.scope.option_paths`), and the helpers only such branches call (``tiled_decode``
+  and the ``blend_v`` it calls), or only such helpers: compiled only where a user turns the
+  option on;
 * ``unknown``: the rest.
 
 The answer for one file is a :class:`FileScope`: small, picklable, hashable into the cache key.
@@ -74,11 +76,13 @@ class FileScope:
             for start, start_column, end, end_column in self.skipped:
                 if (start, start_column) <= (line, column) < (end, end_column):
                     return NEVER, SKIPPED_OPERAND
-        found = (NEVER, "module level (runs at import)")
+        found: tuple[str, str] | None = None
         for start, end, scope, reason in self.regions:
             # later regions are nested deeper; code that never compiles stays so under an option
-            if start <= line <= end and not (scope == OPTION and found[0] == NEVER):
+            if start <= line <= end and not (scope == OPTION and found is not None and found[0] == NEVER):
                 found = (scope, reason)
+        if found is None:
+            found = (NEVER, "module level (runs at import)")
         if column is not None and found[0] != NEVER:
             for start, start_column, end, end_column, reason in self.option_operands:
                 if (start, start_column) <= (line, column) < (end, end_column):
@@ -307,11 +311,14 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
         for caller in who:
             calls.setdefault(caller, set()).add(callee)
 
+    roots = set(work)  # compiled whatever calls them
+    compiled_from: dict[Key, Key] = {}
     while work:  # what compiled code calls is compiled
         key = work.pop()
         for callee in sorted(calls.get(key, ())):  # sorted: the same reason on every run
             if callee not in verdict:
                 verdict[callee] = (COMPILED, f"called from {key[1]}")
+                compiled_from[callee] = key
                 work.append(callee)
 
     for key, function in functions.items():
@@ -334,6 +341,9 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
     _propagate_never(functions, verdict, callers, branch_callers, escaped)
 
     options_taken = _constructions(project.files.values())
+    plain_callers, option_callers = _split_callers(project, functions, callers, options_taken, whole)
+    _propagate_option(functions, verdict, plain_callers, option_callers, roots | escaped)
+    _compiled_by_default(functions, verdict, plain_callers, roots, escaped, compiled_from)
     oblivious = any(s.size_oblivious for s in project.files.values())
     single = any(s.single_graph for s in project.files.values())
     out: dict[str, FileScope] = {}
@@ -486,6 +496,133 @@ def _propagate_never(
                     why = f"called only in a tracing/scripting branch of {branch_callers[key][1]}"
                 verdict[key] = (NEVER, why)
                 changed = True
+
+
+def _held_paths(summary: FileSummary, taken: dict[str, tuple[int, set[str]]] | None) -> list[str | None]:
+    """The reason of each default-off path of the file (numbered as
+    :attr:`~zlint.scope.file_summary.FunctionInfo.option_calls` numbers them), None for one
+    whose defaults do not hold in this run (:func:`_defaults_hold`)."""
+    paths = [(span[2], span[-1]) for span in summary.option_paths]
+    paths += [(span[5], span[-1]) for span in summary.option_operands]
+    return [why if _defaults_hold(needs, taken) else None for why, needs in paths]
+
+
+def _split_callers(
+    project: Project,
+    functions: dict[Key, FunctionInfo],
+    callers: dict[Key, set[Key]],
+    taken: dict[str, tuple[int, set[str]]],
+    whole: frozenset[str],
+) -> tuple[dict[Key, set[Key]], dict[Key, dict[Key, str]]]:
+    """``callers`` split in two: the callers with a call (or a reference) of the function off
+    the default-off paths whose defaults hold, and those whose every call of it lies on such
+    paths, with the reason of the first of them. A callee name may resolve to several
+    functions and a function be named two ways: a caller with any plain call of it is plain."""
+    plain = callers
+    optional: dict[Key, dict[Key, str]] = {}
+    held: dict[str, list[str | None]] = {}
+    for key, function in functions.items():
+        if not function.option_calls:
+            continue
+        path = key[0]
+        if path not in held:
+            held[path] = _held_paths(project.files[path], taken if path in whole else None)
+        on_paths: dict[str, str] = {}  # callee name -> the reason of the first path holding its calls
+        for name, indices in function.option_calls.items():
+            if name not in function.calls:
+                continue  # in a branch dynamo never takes: no call of the compiled code
+            reasons = [held[path][i] if i < len(held[path]) else None for i in indices]
+            if reasons and None not in reasons:
+                on_paths[name] = reasons[0]  # type: ignore[assignment]
+        if not on_paths:
+            continue
+        found = set(project.referenced(path, function))
+        found.update(project.callees(path, function, [n for n in function.calls if n not in on_paths]))
+        for name in sorted(on_paths):
+            for callee in project.callees(path, function, [name]):
+                if callee != key and callee not in found and key not in optional.get(callee, {}):
+                    if plain is callers:
+                        plain = {k: set(v) for k, v in callers.items()}  # the caller's stays whole
+                    plain[callee].discard(key)
+                    optional.setdefault(callee, {})[key] = on_paths[name]
+    return plain, optional
+
+
+def _propagate_option(
+    functions: dict[Key, FunctionInfo],
+    verdict: dict[Key, tuple[str, str]],
+    plain_callers: dict[Key, set[Key]],
+    option_callers: dict[Key, dict[Key, str]],
+    kept: set[Key],
+) -> None:
+    """Helpers that only default-off paths call (``return self.tiled_decode(z)`` under
+    ``if self.use_tiling:``), or only helpers of that kind, run only where a user turns the
+    option on: ``option``. A call from never-compiled code compiles nothing, and leaves the
+    helper to its other callers; any other caller keeps the helper as it is (and a helper no
+    code calls, a ``forward``, a dunder or a function compiled or taken as a value in
+    ``kept``). Never-compiled code stays never."""
+    why: dict[Key, str] = {}  # the option's own reason ("only when self.use_tiling is ...")
+    plain_calls = _invert(plain_callers)
+    work = sorted(option_callers, reverse=True)
+    while work:
+        key = work.pop()
+        if verdict.get(key, (None,))[0] in (NEVER, OPTION) or not _by_its_callers(functions[key], key, kept):
+            continue
+        plain = plain_callers.get(key, set())
+        if any(verdict.get(c, (None,))[0] not in (NEVER, OPTION) for c in plain):
+            continue
+        via = [(c, r) for c, r in option_callers.get(key, {}).items() if verdict.get(c, (None,))[0] != NEVER]
+        via += [(c, why[c]) for c in plain if c in why]
+        if not via:
+            continue
+        caller, reason = min(via)
+        verdict[key] = (OPTION, f"called {reason}, from {caller[1]}")
+        why[key] = reason
+        work.extend(sorted(plain_calls.get(key, ()), reverse=True))  # their callers may all be option now
+
+
+def _by_its_callers(function: FunctionInfo, key: Key, kept: set[Key]) -> bool:
+    """Whether where ``function`` runs follows from its callers alone: not a ``forward`` or a
+    dunder (called implicitly, from anywhere), nor a function in ``kept``."""
+    return key not in kept and function.name != "forward" and not function.name.startswith("__")
+
+
+def _invert(callers: dict[Key, set[Key]]) -> dict[Key, set[Key]]:
+    calls: dict[Key, set[Key]] = {}
+    for callee, who in callers.items():
+        for caller in who:
+            calls.setdefault(caller, set()).add(callee)
+    return calls
+
+
+def _compiled_by_default(
+    functions: dict[Key, FunctionInfo],
+    verdict: dict[Key, tuple[str, str]],
+    plain_callers: dict[Key, set[Key]],
+    roots: set[Key],
+    escaped: set[Key],
+    compiled_from: dict[Key, Key],
+) -> None:
+    """What compiled code reaches only through default-off paths and code no compiled caller
+    reaches (a helper of ``tiled_decode``, under the option, and of a public ``tiled_encode``
+    no code calls) has no compiled caller under the default configuration: ``unknown``. What
+    it still reaches on default paths is compiled, called from a caller that is."""
+    calls = _invert(plain_callers)
+    kept = roots | escaped
+    movable = {k for k in compiled_from if verdict[k][0] == COMPILED and _by_its_callers(functions[k], k, kept)}
+    work = [k for k, (scope, _) in verdict.items() if scope == COMPILED and k not in movable]
+    reached: set[Key] = set()
+    while work:
+        key = work.pop()
+        if key not in reached:
+            reached.add(key)
+            work.extend(c for c in calls.get(key, ()) if verdict.get(c, (None,))[0] == COMPILED)
+    for key in movable - reached:
+        del verdict[key]
+    for key in movable & reached:  # reached through a plain call from a reached caller
+        parent = compiled_from[key]
+        if parent not in reached or key not in calls.get(parent, ()):
+            verdict[key] = (COMPILED, f"called from {min(c for c in plain_callers[key] if c in reached)[1]}")
 
 
 def _inherited(regions: list[tuple[int, int, str, str]], function: FunctionInfo) -> tuple[str, str] | None:

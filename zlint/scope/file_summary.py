@@ -56,6 +56,9 @@ class FunctionInfo:
     to_host: bool = False
     #: attribute names read on a receiver other than a bare ``self`` (``FileSummary.attribute_names``)
     attribute_names: set[str] = field(default_factory=set)
+    #: callees every call of which here lies on a default-off path (:attr:`FileSummary.option_paths`):
+    #: callee -> the indices of those paths, ``option_paths`` first, then ``option_operands``
+    option_calls: dict[str, list[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -147,6 +150,11 @@ class _Summarizer:
 
     def __init__(self, summary: FileSummary) -> None:
         self.summary = summary
+        #: (first line, first column, last line, end column) of the default-off paths, in the
+        #: order :attr:`FunctionInfo.option_calls` numbers them; a body's columns span its lines
+        self.option_spans = [(s, 0, e + 1, 0) for s, e, *_ in summary.option_paths]
+        self.option_spans += [(s, c, e, ec) for s, c, e, ec, *_ in summary.option_operands]
+        self.plain_calls: list[set[str]] = []  # per open function: callees called off those paths
         self.scope: list[str] = []
         self.classes: list[ClassInfo] = []
         self.functions: list[FunctionInfo] = []
@@ -244,11 +252,14 @@ class _Summarizer:
                 self.summary.predicates[qual] = returns
         self.scope.append(node.name)
         self.functions.append(info)
+        self.plain_calls.append(set())
         outer_built, self.built = self.built, {}
         outer, self.guard_at = self.guard_at, None
         self.body(node.body)
         self.guard_at = outer
         self.built = outer_built
+        plain = self.plain_calls.pop()
+        info.option_calls = {c: sorted(set(spans)) for c, spans in info.option_calls.items() if c not in plain}
         self.functions.pop()
         self.scope.pop()
 
@@ -379,6 +390,22 @@ class _Summarizer:
     def attribute_name(self, name: str) -> None:
         (self.functions[-1] if self.functions else self.summary).attribute_names.add(name)
 
+    def option_call(self, callee: str, node: ast.Call) -> None:
+        """Note on which default-off paths of the current function's own body the call lies
+        (none: it is a plain call); a path of an enclosing function does not count, since a
+        nested function may be called anywhere."""
+        if not self.option_spans:
+            return
+        function, at = self.functions[-1], (node.lineno, node.col_offset)
+        inside = [
+            index for index, (line, column, end, end_column) in enumerate(self.option_spans)
+            if (line, column) <= at < (end, end_column) and function.start <= line and end <= function.end + 1
+        ]
+        if inside:
+            function.option_calls.setdefault(callee, []).extend(inside)
+        else:
+            self.plain_calls[-1].add(callee)
+
     def call(self, node: ast.Call) -> None:
         callee = dotted_with_super(node.func)
         if callee is None:
@@ -388,6 +415,7 @@ class _Summarizer:
             if isinstance(node.args[1].value, str):
                 self.attribute_name(node.args[1].value)
         if self.functions:
+            self.option_call(callee, node)
             if self.guard_at is not None:
                 guard, branch = self.guard_at
                 self.summary.guards[guard].calls[branch].append(callee)
@@ -448,6 +476,6 @@ def _is_true(node: ast.expr) -> bool:
 def summarize(path: str, tree: ast.Module) -> FileSummary:
     """The facts of one file that the project-wide classification needs."""
     summary = FileSummary(path)
-    _Summarizer(summary).body(tree.body)
     summary.option_paths, summary.option_operands = option_paths(tree)
+    _Summarizer(summary).body(tree.body)
     return summary

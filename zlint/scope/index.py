@@ -212,6 +212,7 @@ def _function(f: dict) -> FunctionInfo:
             "stored_refs": set(f["stored_refs"]),
             "attribute_names": set(f["attribute_names"]),
             "params": tuple(f["params"]),
+            "option_calls": {name: list(spans) for name, spans in f["option_calls"].items()},
         }
     )
 
