@@ -38,7 +38,7 @@ def skipped_reason(line: int) -> str:
     return f"dynamo skips this frame: graph break in a loop at line {line}"
 
 
-def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+def nested_blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
     """The statement lists nested in ``statement`` (bodies, branches, handlers, cases)."""
     blocks = [getattr(statement, name, None) for name in ("body", "orelse", "finalbody")]
     blocks += [handler.body for handler in getattr(statement, "handlers", ())]
@@ -46,7 +46,7 @@ def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
     return [block for block in blocks if isinstance(block, list)]
 
 
-def _functions(tree: ast.Module) -> dict[str, Function]:
+def functions_by_name(tree: ast.Module) -> dict[str, Function]:
     """Every function by the qualified name the rules give a finding (``Class.method``,
     ``outer.inner``). Functions are statements: only statement lists are walked."""
     found: dict[str, Function] = {}
@@ -61,7 +61,7 @@ def _functions(tree: ast.Module) -> dict[str, Function]:
             elif isinstance(statement, ast.ClassDef):
                 stack.append((statement.body, (*prefix, statement.name)))
             else:
-                stack.extend((block, prefix) for block in _blocks(statement))
+                stack.extend((block, prefix) for block in nested_blocks(statement))
     return found
 
 
@@ -75,7 +75,7 @@ def _loops(function: Function) -> list[ast.For | ast.AsyncFor | ast.While]:
                 continue
             if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
                 loops.append(statement)
-            stack.extend(_blocks(statement))
+            stack.extend(nested_blocks(statement))
     return loops
 
 
@@ -114,18 +114,18 @@ def _callee(call: ast.Call, qualname: str, functions: dict[str, Function]) -> st
     return None
 
 
-def _contains(node: ast.AST, line: int, column: int) -> bool:
+def contains(node: ast.AST, line: int, column: int) -> bool:
     end = (node.end_lineno or node.lineno, node.end_col_offset if node.end_col_offset is not None else 1 << 30)
     return (node.lineno, node.col_offset) <= (line, column) < end
 
 
-def _unconditional(root: ast.AST, line: int, column: int) -> bool:
+def unconditional(root: ast.AST, line: int, column: int) -> bool:
     """Whether the expression at ``line:column`` runs whenever ``root`` does: not in a later
     ``and``/``or`` operand, a conditional expression's branch, a comprehension or a lambda."""
     node = root
     while True:
         inner = next(
-            (c for c in ast.iter_child_nodes(node) if hasattr(c, "lineno") and _contains(c, line, column)), None
+            (c for c in ast.iter_child_nodes(node) if hasattr(c, "lineno") and contains(c, line, column)), None
         )
         if inner is None:
             return True
@@ -143,12 +143,12 @@ def _header_break(statement: ast.stmt, breaks: list[tuple[int, int]]) -> int | N
     nested blocks (a simple statement; a compound one's test, iterable or context expressions)."""
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return None
-    blocks = _blocks(statement)
+    blocks = nested_blocks(statement)
     lines = [
         line for line, column in breaks
-        if _contains(statement, line, column)
-        and not any(_contains(s, line, column) for block in blocks for s in block)
-        and _unconditional(statement, line, column)
+        if contains(statement, line, column)
+        and not any(contains(s, line, column) for block in blocks for s in block)
+        and unconditional(statement, line, column)
     ]
     return min(lines, default=None)
 
@@ -181,7 +181,7 @@ def _dominated(function: Function, in_loop: list[Diagnostic]) -> dict[int, int]:
         others = [(b.line, b.column) for b in in_loop if b is not d]
         statements, inside = function.body, False
         while True:
-            index = next((i for i, s in enumerate(statements) if _contains(s, d.line, d.column)), None)
+            index = next((i for i, s in enumerate(statements) if contains(s, d.line, d.column)), None)
             if index is None:
                 break
             statement = statements[index]
@@ -190,7 +190,7 @@ def _dominated(function: Function, in_loop: list[Diagnostic]) -> dict[int, int]:
                 if line is not None:
                     out[id(d)] = line
                     break
-            block = next((b for b in _blocks(statement) if any(_contains(s, d.line, d.column) for s in b)), None)
+            block = next((b for b in nested_blocks(statement) if any(contains(s, d.line, d.column) for s in b)), None)
             if block is None or isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 break
             if inside and (line := _header_break(statement, others)) is not None:
@@ -211,7 +211,7 @@ def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagno
     breaks = [d for d in diagnostics if _is_break(d) and d.function]
     if not breaks:
         return diagnostics
-    functions = _functions(tree)
+    functions = functions_by_name(tree)
     spans = {
         name: [_span(loop) for loop in _loops(functions[name])] for name in {d.function for d in breaks}
         if name in functions

@@ -21,7 +21,7 @@ import ast
 import dataclasses
 
 from zlint.core.diagnostics import Diagnostic
-from zlint.scope.frames import Function, _contains, _functions, _unconditional
+from zlint.scope.frames import Function, contains, functions_by_name, nested_blocks, unconditional
 
 PINNING = "ZL201"  # `range(size)`: the size is specialized for the frame's graph
 #: rules whose finding is a guard on the sizes its expression reads
@@ -85,14 +85,12 @@ def _atoms(node: ast.AST) -> set[str] | None:
 def _top_level(function: Function, d: Diagnostic) -> ast.stmt | None:
     """The statement of the frame's own body that evaluates ``d`` each time the frame runs."""
     for statement in function.body:
-        if not _contains(statement, d.line, d.column):
+        if not contains(statement, d.line, d.column):
             continue
-        inner = [s for name in ("body", "orelse", "finalbody") for s in getattr(statement, name, None) or []]
-        inner += [s for h in getattr(statement, "handlers", ()) for s in h.body]
-        inner += [s for c in getattr(statement, "cases", ()) for s in c.body]
-        if any(_contains(s, d.line, d.column) for s in inner) or isinstance(statement, _FRAMES):
+        inner = [s for block in nested_blocks(statement) for s in block]
+        if any(contains(s, d.line, d.column) for s in inner) or isinstance(statement, _FRAMES):
             return None
-        return statement if _unconditional(statement, d.line, d.column) else None
+        return statement if unconditional(statement, d.line, d.column) else None
     return None
 
 
@@ -133,7 +131,7 @@ def mark_pinned(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagnos
     ranges = [d for d in diagnostics if d.code == PINNING and d.function and not d.skipped_by]
     if not ranges:
         return diagnostics
-    functions = _functions(tree)
+    functions = functions_by_name(tree)
     paid: dict[int, str] = {}
     for name in {d.function for d in ranges}:
         function = functions.get(name)
