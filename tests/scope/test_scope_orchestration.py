@@ -831,3 +831,60 @@ def test_a_forward_that_a_class_decorator_replaces_runs_only_where_its_dispatch_
         replaced,
         ("compiled", "forward of Registered"),  # a class decorator that leaves forward alone
     ]
+
+
+def test_a_loss_criterion_is_compiled_only_where_a_compiled_forward_calls_it():
+    found = scopes(
+        {
+            "m.py": """
+                import torch
+                from torch import nn
+                from torch.nn.modules.loss import _Loss
+
+                def lovasz_grad(x):
+                    return x  # <-
+
+                class LovaszLoss(_Loss):
+                    def forward(self, y_pred, y_true):
+                        return lovasz_grad(y_pred)  # <-
+
+                class Base(_Loss):
+                    pass
+
+                class Weighted(Base):
+                    def forward(self, y_pred, y_true):
+                        return y_pred  # <-
+
+                class DetrLoss(nn.Module):
+                    def forward(self, outputs, targets):
+                        return outputs  # <-
+
+                class Detr(nn.Module):
+                    def __init__(self):
+                        super().__init__()
+                        self.criterion = DetrLoss()
+
+                    def forward(self, x, labels=None):
+                        return self.criterion(x, labels)
+
+                class GlossEncoder(nn.Module):
+                    def forward(self, x):
+                        return x  # <-
+
+                class CompiledLoss(nn.Module):
+                    def forward(self, x):
+                        return x  # <-
+
+                step = torch.compile(CompiledLoss())
+                """,
+        }
+    )
+    criterion = ("unknown", "loss criterion (users compile the model; the loss runs on its outputs)")
+    assert found["m.py"] == [
+        ("unknown", "no compiled caller found"),
+        criterion,
+        criterion,  # through a base class of the run
+        ("compiled", "called from Detr.forward"),  # a model's forward calls it
+        ("compiled", "forward of GlossEncoder"),  # a near miss by name
+        ("compiled", "passed to torch.compile"),
+    ]

@@ -35,7 +35,9 @@ from pathlib import PurePath
 
 from zlint.scope.compile_state import absolute_name, is_package, known_predicate_value, skipped_operands, tree_value
 from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, qualify, summarize
-from zlint.scope.host_roles import ATTENTION_PROCESSOR, checkpoint_role, class_role, file_role, function_role
+from zlint.scope.host_roles import (
+    ATTENTION_PROCESSOR, checkpoint_role, class_role, criterion_role, file_role, function_role,
+)
 from zlint.scope.names import Key, Project
 
 __all__ = ["COMPILED", "NEVER", "OPTION", "UNKNOWN", "FileScope", "classify", "scope_for_file"]
@@ -260,6 +262,7 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
 
     # compiled roots: forwards of modules, functions handed to torch.compile
     work: list[Key] = []
+    criteria: dict[Key, str] = {}  # loss forwards: not roots
     for key, function in functions.items():
         if key in verdict:
             continue
@@ -270,6 +273,10 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
                 # the class's calls run the decorator's dispatcher, which picks an
                 # implementation by configuration; this one runs only where it is picked
                 verdict[key] = (UNKNOWN, f"@{replacer} replaces this forward: it runs only where its dispatch picks it")
+                continue
+            criterion = criterion_role(_class_names(project, path, function.cls))
+            if criterion is not None:  # compiled only if compiled code reaches it (below)
+                criteria[key] = criterion
                 continue
             verdict[key] = (COMPILED, f"forward of {function.cls.rsplit('.', 1)[-1]}")
             work.append(key)
@@ -320,6 +327,8 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
                 verdict[callee] = (COMPILED, f"called from {key[1]}")
                 compiled_from[callee] = key
                 work.append(callee)
+    for key, why in criteria.items():
+        verdict.setdefault(key, (UNKNOWN, why))
 
     for key, function in functions.items():
         if key not in verdict:

@@ -90,6 +90,19 @@ def class_role(names: list[str], short: str) -> str | None:
     return None
 
 
+# Criteria: modules that score a model's outputs against targets. Users compile the model
+# (Trainer's `torch_compile`, `model.compile()`), and the loss runs around it on its outputs; a
+# loss is compiled only where a compiled forward calls it (or it is handed to torch.compile).
+_CRITERION = re.compile(r"(^|[a-z0-9_])Loss(es)?($|[A-Z_])|Criterion$")
+
+
+def criterion_role(names: list[str]) -> str | None:
+    """Why a module's ``forward`` is no compiled root, from its and its bases' names."""
+    if any(_CRITERION.search(name) for name in names):
+        return "loss criterion (users compile the model; the loss runs on its outputs)"
+    return None
+
+
 def checkpoint_role(params: Iterable[str]) -> str | None:
     """A function that takes a checkpoint or state dict converts or loads weights."""
     checkpoint = _CHECKPOINT_PARAMS.intersection(params)
