@@ -77,7 +77,7 @@ def test_a_branch_on_an_init_parameter_with_a_literal_default():
         import torch
         from torch import nn
 
-        class FocalLoss(nn.Module):
+        class FocalHead(nn.Module):
             def __init__(self, alpha=None, ignore_index=None, momentum=0.1, mode="mean"):
                 super().__init__()
                 self.ignore_index = ignore_index
@@ -105,7 +105,7 @@ def test_the_else_of_a_default_off_branch_runs_and_the_else_of_a_default_on_one_
         import torch
         from torch import nn
 
-        class Loss(nn.Module):
+        class Head(nn.Module):
             def __init__(self, ignore_index=None):
                 super().__init__()
                 self.ignore_index = ignore_index
@@ -262,7 +262,7 @@ LOSS = """
     import torch
     from torch import nn
 
-    class FocalLoss(nn.Module):
+    class FocalHead(nn.Module):
         def __init__(self, ignore_index=None):
             super().__init__()
             self.ignore_index = ignore_index
@@ -281,11 +281,11 @@ def test_a_parameter_default_holds_only_where_every_constructor_is_in_sight():
     assert [s for _, _, s in scopes(LOSS)] == [OPTION, OPTION]
     # pre-commit names files: a constructor elsewhere may pass the parameter; a literal holds
     assert [s for _, _, s in scopes(LOSS, named="m.py")] == ["compiled", OPTION]
-    builds = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss(ignore_index=255)\n"}
+    builds = {"build.py": "from m import FocalHead\n\nloss = FocalHead(ignore_index=255)\n"}
     assert [s for _, _, s in scopes(LOSS, others=builds)] == ["compiled", OPTION]
-    positional = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss(255)\n"}
+    positional = {"build.py": "from m import FocalHead\n\nloss = FocalHead(255)\n"}
     assert [s for _, _, s in scopes(LOSS, others=positional)] == ["compiled", OPTION]
-    other = {"build.py": "from m import FocalLoss\n\nloss = FocalLoss()\n"}
+    other = {"build.py": "from m import FocalHead\n\nloss = FocalHead()\n"}
     assert [s for _, _, s in scopes(LOSS, others=other)] == [OPTION, OPTION]
 
 

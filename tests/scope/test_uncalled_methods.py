@@ -110,7 +110,7 @@ def test_an_override_taken_as_a_value_by_its_base_is_compiled():
     assert marked({"m.py": """
         from torch import nn
 
-        class Loss(nn.Module):
+        class Head(nn.Module):
             def forward(self, x):
                 table = {"labels": self.loss_labels}
                 return table["labels"](x)
@@ -118,10 +118,10 @@ def test_an_override_taken_as_a_value_by_its_base_is_compiled():
             def loss_labels(self, x):
                 return x
 
-        class BoxLoss(Loss):
+        class BoxHead(Head):
             def loss_labels(self, x):
                 return x  # <-
-        """})["m.py"] == [("compiled", "called from Loss.forward")]
+        """})["m.py"] == [("compiled", "called from Head.forward")]
 
 
 def test_whole_packages_needs_a_named_directory_holding_the_top_package(tmp_path, monkeypatch):

@@ -36,7 +36,12 @@ from pathlib import PurePath
 from zlint.scope.compile_state import absolute_name, is_package, known_predicate_value, skipped_operands, tree_value
 from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, qualify, summarize
 from zlint.scope.host_roles import (
-    ATTENTION_PROCESSOR, checkpoint_role, class_role, criterion_role, file_role, function_role,
+    ATTENTION_PROCESSOR,
+    checkpoint_role,
+    class_role,
+    criterion_role,
+    file_role,
+    function_role,
 )
 from zlint.scope.names import Key, Project
 
