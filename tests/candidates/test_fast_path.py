@@ -73,7 +73,7 @@ class Attention(nn.Module):
 
     class Inner:
         def deep(self, t: torch.Tensor):
-            assert t.size(0) != 1
+            assert t.size(0) != 1 or t.dim() > 1
             return [v for v in t.tolist() if len(t) > 2]
 
 

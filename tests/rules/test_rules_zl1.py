@@ -18,7 +18,7 @@ def f(x: torch.Tensor, xs):
     while x.numel() > 0:
         break
     y = 1 if x.shape[-1] != 1 else 2
-    assert x.size(0) >= 1
+    assert not x.size(0) < 1
     z = [t for t in xs if x.size(0) <= 1]
     if 0 < x.size(0) < 512:
         pass
@@ -27,8 +27,23 @@ def f(x: torch.Tensor, xs):
 """
     assert codes_at(code) == [
         (3, 8, "ZL101"), (5, 10, "ZL101"), (7, 11, "ZL101"), (9, 14, "ZL101"),
-        (10, 12, "ZL101"), (11, 27, "ZL101"), (12, 8, "ZL101"), (14, 8, "ZL101"),
+        (10, 16, "ZL101"), (11, 27, "ZL101"), (12, 8, "ZL101"), (14, 8, "ZL101"),
     ]
+
+
+def test_an_assert_of_one_comparison_is_a_runtime_assert_and_quiet():
+    # measured on torch 2.13 under mark_unbacked (sizes 1, 2, 5): `assert x.size(0) >= 1` and
+    # `assert x.numel() > 0, msg` compile 1 graph; a chained comparison, `not` or `and` 2 graphs
+    code = """\
+import torch
+def f(x: torch.Tensor, y: torch.Tensor, flag: bool):
+    assert x.size(0) >= 1
+    assert x.numel() > 0, "empty"
+    assert x.shape[0] == y.shape[0] == 1
+    assert not (flag and x.shape[0] > 1)
+    assert x.size(0) == 1 and y.size(0) == 1
+"""
+    assert codes_at(code) == [(5, 12, "ZL101"), (6, 26, "ZL101"), (7, 12, "ZL101"), (7, 31, "ZL101")]
 
 
 def test_a_size_bool_branched_on_later_is_reported_at_the_comparison():

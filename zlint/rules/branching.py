@@ -42,6 +42,7 @@ class BranchRule(SizeFactsRule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._reported: set[int] = set()
+        self._plain_asserts: set[int] = set()  # ids of `assert a == b` tests (one comparison)
 
     def check_atom(self, atom: cst.BaseExpression, fact: Fact | None, where: Where) -> None:
         raise NotImplementedError
@@ -79,7 +80,17 @@ class BranchRule(SizeFactsRule):
         self._condition(node.test, Where.BRANCH)
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        self._condition(node.test, Where.VALIDATION)
+        test = node.test
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            self._plain_asserts.add(id(test))
+        self._condition(test, Where.VALIDATION)
+
+    def plain_assertion(self, comparison: cst.BaseExpression) -> bool:
+        """Whether ``comparison`` is the whole test of an ``assert`` and one comparison
+        (``assert x.size(0) == 1``): dynamo makes it a runtime assert, so it neither guards nor
+        breaks under ``mark_unbacked`` (measured on torch 2.13: 1 graph). A chained comparison, or
+        one under ``not``/``and``/``or``, is evaluated to a Python bool first: 2 graphs."""
+        return id(comparison) in self._plain_asserts
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.context.imports.qualify(node.func) or ""
