@@ -287,6 +287,11 @@ def test_a_parameter_default_holds_only_where_every_constructor_is_in_sight():
     assert [s for _, _, s in scopes(LOSS, others=positional)] == ["compiled", OPTION]
     other = {"build.py": "from m import FocalHead\n\nloss = FocalHead()\n"}
     assert [s for _, _, s in scopes(LOSS, others=other)] == [OPTION, OPTION]
+    # the default passed again as a literal changes nothing; another literal or a name does
+    same = {"build.py": "from m import FocalHead\n\nloss = FocalHead(ignore_index=None)\n"}
+    assert [s for _, _, s in scopes(LOSS, others=same)] == [OPTION, OPTION]
+    named = {"build.py": "from m import FocalHead\n\nloss = FocalHead(ignore_index=index)\n"}
+    assert [s for _, _, s in scopes(LOSS, others=named)] == ["compiled", OPTION]
 
 
 def test_a_decorated_init_may_get_its_arguments_from_a_saved_configuration():

@@ -413,13 +413,16 @@ def _constructions(summaries: Iterable[FileSummary]) -> dict[str, tuple[int, set
 def _defaults_hold(needs: Iterable, taken: dict[str, tuple[int, set[str]]] | None) -> bool:
     """Whether an option path's defaults hold (:data:`zlint.scope.option_paths.Needs`): a default
     from an ``__init__`` parameter holds only where the run holds the package (``taken`` is not
-    None: its constructors are all in sight) and no constructor call passes that parameter."""
-    for cls, param, index in needs:
+    None: its constructors are all in sight) and no constructor call passes that parameter, other
+    than as a literal equal to the default (``VectorQuantizer(..., remap=None)``)."""
+    for cls, param, index, default in needs:
         if taken is None:
             return False
         most, passed = taken.get(cls, (0, set()))
         if param in passed or "*" in passed or index < most:
             return False
+        if any(p.startswith(f"{param}=") and p != f"{param}={default}" for p in passed):
+            return False  # a literal other than the default
     return True
 
 

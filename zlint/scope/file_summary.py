@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from zlint.core.ast_walk import walk
 from zlint.scope.compile_state import PREDICATE, calls_predicate, dotted_with_super, predicate_returns, test_tree
 from zlint.scope.host_roles import SESSION
-from zlint.scope.option_paths import option_paths
+from zlint.scope.option_paths import option_paths, passed_keyword
 
 # Reading or writing files: dynamo cannot trace it, and model code does it only at setup or export
 IO_CALLS = frozenset({
@@ -115,7 +115,8 @@ class FileSummary:
     #: ``and``/``or`` operands of tests that the default configuration decides before them
     option_operands: list[tuple] = field(default_factory=list)
     #: class-like callee (its last name, capitalised) -> (the most positional arguments its calls
-    #: here pass, the names they pass by keyword, ``"*"`` for unpacking): an option path's needs
+    #: here pass, the names they pass by keyword, as ``name=repr`` for a literal, ``"*"`` for
+    #: unpacking): an option path's needs
     constructions: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     #: module-level functions that rebind the ``forward`` of a class or module they are given
     #: (``experts_class.forward = dispatcher``): as a class decorator, they replace its forward
@@ -384,7 +385,7 @@ class _Summarizer:
 
     def construction(self, name: str, node: ast.Call) -> None:
         most, names = self.summary.constructions.get(name, (0, []))
-        passed = {k.arg or "*" for k in node.keywords} | {"*" for a in node.args if isinstance(a, ast.Starred)}
+        passed = {passed_keyword(k) for k in node.keywords} | {"*" for a in node.args if isinstance(a, ast.Starred)}
         self.summary.constructions[name] = (max(most, len(node.args)), sorted({*names, *passed}))
 
     def attribute_name(self, name: str) -> None:

@@ -28,9 +28,10 @@ _UNKNOWN = object()  # no literal value
 
 
 #: what an option path needs besides its class's own code: that no constructor call of the run
-#: passes the ``__init__`` parameter the deciding attribute comes from (class name, parameter,
-#: its positional index after ``self``); empty when the default is a literal in ``__init__``
-Needs = tuple[tuple[str, str, int], ...]
+#: passes the ``__init__`` parameter the deciding attribute comes from, other than as a literal
+#: equal to its default (class name, parameter, its positional index after ``self``, the
+#: default's ``repr``); empty when the default is a literal in ``__init__``
+Needs = tuple[tuple[str, str, int, str], ...]
 Span = tuple[int, int, str, Needs]  # first line, last line, reason, needs
 Operand = tuple[int, int, int, int, int, str, Needs]  # line, column, end line, end column, deciding line, ...
 
@@ -110,6 +111,15 @@ def _literal(node: ast.expr | None) -> object:
     if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (bool, int, float, str))):
         return node.value
     return _UNKNOWN
+
+
+def passed_keyword(keyword: ast.keyword) -> str:
+    """How a constructor call's keyword argument is recorded: ``name=repr`` for a literal (the
+    default passed again changes nothing), else ``name``; ``*`` for ``**kwargs``."""
+    if keyword.arg is None:
+        return "*"
+    value = _literal(keyword.value)
+    return keyword.arg if value is _UNKNOWN else f"{keyword.arg}={value!r}"
 
 
 def _self_attr(node: ast.AST) -> str | None:
@@ -218,7 +228,7 @@ def _defaults(
         return {}, {}
     defaults = {attr: value for attr, value in candidates.items() if attr not in spoiled}
     index = {name: i - 1 for i, name in enumerate(order)}  # keyword-only: no position
-    needs = {a: (cls.name, p, index.get(p, len(order))) for a, p in sources.items() if a in defaults}
+    needs = {a: (cls.name, p, index.get(p, len(order)), repr(params[p])) for a, p in sources.items() if a in defaults}
     return defaults, needs
 
 
