@@ -855,6 +855,14 @@ def test_a_loss_criterion_is_compiled_only_where_a_compiled_forward_calls_it():
                     def forward(self, y_pred, y_true):
                         return y_pred  # <-
 
+                class MarginMSELoss(nn.Module):
+                    def forward(self, outputs, targets):
+                        return outputs  # <-
+
+                class LossyCodec(nn.Module):
+                    def forward(self, x):
+                        return x  # <-
+
                 class DetrLoss(nn.Module):
                     def forward(self, outputs, targets):
                         return outputs  # <-
@@ -884,6 +892,8 @@ def test_a_loss_criterion_is_compiled_only_where_a_compiled_forward_calls_it():
         ("unknown", "no compiled caller found"),
         criterion,
         criterion,  # through a base class of the run
+        criterion,  # an acronym before Loss
+        ("compiled", "forward of LossyCodec"),  # a near miss by name
         ("compiled", "called from Detr.forward"),  # a model's forward calls it
         ("compiled", "forward of GlossEncoder"),  # a near miss by name
         ("compiled", "passed to torch.compile"),

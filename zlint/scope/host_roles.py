@@ -93,7 +93,7 @@ def class_role(names: list[str], short: str) -> str | None:
 # Criteria: modules that score a model's outputs against targets. Users compile the model
 # (Trainer's `torch_compile`, `model.compile()`), and the loss runs around it on its outputs; a
 # loss is compiled only where a compiled forward calls it (or it is handed to torch.compile).
-_CRITERION = re.compile(r"(^|[a-z0-9_])Loss(es)?($|[A-Z_])|Criterion$")
+_CRITERION = re.compile(r"Loss(es)?($|[A-Z_])|Criterion$")  # MSELoss, LossWithAlignment; not Lossy
 
 
 def criterion_role(names: list[str]) -> str | None:
