@@ -82,3 +82,24 @@ def test_the_paid_findings_are_hidden_by_default_and_the_cli_says_why(tmp_path):
     every = run_zlint("--no-cache", "--scope", "all", "--format", "json", "m.py", cwd=tmp_path)
     reasons = {d["location"]["row"]: d["scope_reason"] for d in json.loads(every.stdout)}
     assert reasons[10] == "already paid: `range(0, T, chunk)` at line 7 pins these sizes for the graph"
+
+
+def test_a_local_derived_from_a_pinned_size_is_paid_for_too():
+    code = """\
+import torch
+
+
+@torch.compile(dynamic=True)
+def f(x):
+    T = x.shape[0]
+    for i in range(T):
+        x = x + i
+    half = T // 2
+    if half > 3:
+        x = x * 2
+    return x
+"""
+    assert _rows(code) == [
+        (7, "ZL201", "compiled", "decorated with torch.compile"),
+        (10, "ZL103", "never", "already paid: `range(T)` at line 7 pins these sizes for the graph"),
+    ]

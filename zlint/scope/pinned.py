@@ -161,7 +161,8 @@ def mark_pinned(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagnos
             node = _node_at(function, d)
             atoms = _atoms(node) if node is not None else None
             if atoms and pinned and atoms <= pinned:
-                first = next(p for p in before if p[1] & atoms)
+                # the range it reads, else (a local derived from pinned sizes) the first one
+                first = next((p for p in before if p[1] & atoms), before[0])
                 paid[id(d)] = f"already paid: `{first[2]}` at line {first[0].line} pins these sizes for the graph"
     if not paid:
         return diagnostics
