@@ -318,10 +318,7 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
     escaped = {
         hit for key, f in functions.items() if f.stored_refs for hit in project.referenced(key[0], f, f.stored_refs)
     }
-    calls: dict[Key, set[Key]] = {}
-    for callee, who in callers.items():
-        for caller in who:
-            calls.setdefault(caller, set()).add(callee)
+    calls = _invert(callers)
 
     roots = set(work)  # compiled whatever calls them
     compiled_from: dict[Key, Key] = {}
