@@ -97,12 +97,28 @@ class FileScope:
         return found
 
 
-def _marked_never(function: FunctionInfo) -> str | None:
-    """An explicit marker that dynamo skips ``function``: it wins over reachability."""
+def _marked_never(project: Project, path: str, function: FunctionInfo) -> str | None:
+    """An explicit marker that dynamo skips ``function``, itself or through a module-level alias
+    of the run (``disable_compiler = torch.compiler.disable``): it wins over reachability."""
     for decorator in function.decorators:
         if decorator in _DISABLE:
             return f"@{decorator}"
+        if project.alias_target(path, decorator) in _DISABLE:
+            return f"@{decorator.rsplit('.', 1)[-1]} (an alias of torch.compiler.disable)"
     return None
+
+
+def _templates(project: Project) -> dict[str, str]:
+    """Files of the run that another file of the run says it was generated from (its header:
+    "automatically generated from .../modular_x.py"), in the same directory: template -> the
+    generated file. Nothing imports a template; its code runs as the generated file."""
+    out: dict[str, str] = {}
+    for path, summary in project.files.items():
+        if summary.generated_from:
+            source = str(PurePath(path).parent / PurePath(summary.generated_from).name)
+            if source != path and source in project.files:
+                out[source] = path
+    return out
 
 
 def _class_names(project: Project, path: str, cls: str, seen: frozenset = frozenset()) -> list[str]:
@@ -247,9 +263,14 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
 
     # explicit markers first; name and class heuristics only for what compiled code never reaches
     by_role: set[Key] = set()
+    templates = _templates(project)
     for key, function in functions.items():
         if PurePath(key[0]).name.startswith("convert_"):
             verdict[key] = (NEVER, "conversion script")
+            continue
+        if key[0] in templates:
+            generated = PurePath(templates[key[0]]).name
+            verdict[key] = (NEVER, f"template of the generated {generated}: never imported (its code runs there)")
             continue
         role = file_role(key[0])
         if role is not None:  # a role by name; an explicit torch.compile still wins (below)
@@ -261,7 +282,7 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
             # around the submodules, whose own forwards are what gets compiled
             verdict[key] = (NEVER, "streaming driver (takes an inference session)")
             continue
-        reason = _marked_never(function)
+        reason = _marked_never(project, key[0], function)
         if reason is not None:
             verdict[key] = (NEVER, reason)
 

@@ -6,6 +6,7 @@ Summaries are small and JSON-able, so the project index caches them by the file'
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from zlint.core.ast_walk import walk
@@ -23,6 +24,10 @@ IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes"})
 COMPILE_CALLS = frozenset({"torch.compile"})
 # libraries that take host data only: a function that hands tensors to them runs around the model
 HOST_LIBRARIES = ("PIL.", "matplotlib.", "cv2.")
+# the header of generated code names the file it was made from ("This file was automatically
+# generated from src/pkg/modular_x.py"); only the leading comment block is read
+_GENERATED_FROM = re.compile(r"\bgenerated\b[^\n]*?\bfrom\s+`?([\w./-]+\.py)\b", re.IGNORECASE)
+_HEADER_LINES = 20
 
 
 @dataclass
@@ -131,6 +136,11 @@ class FileSummary:
     attribute_names: set[str] = field(default_factory=set)
     size_oblivious: bool = False  # enables backed_size_oblivious
     single_graph: bool = False  # enables any single-graph mode (also mark_unbacked, Dim.DYNAMIC)
+    #: module-level names bound to another dotted name (``disable = torch.compiler.disable``,
+    #: ``getattr(getattr(torch, "compiler", None), "disable", None) or fallback``): name -> target
+    aliases: dict[str, str] = field(default_factory=dict)
+    #: the file this one says it was generated from, as its header writes it (``""``: none)
+    generated_from: str = ""
 
 
 def qualify(summary: FileSummary, name: str | None) -> str | None:
@@ -194,6 +204,8 @@ class _Summarizer:
                 self.once(stmt)
             if isinstance(stmt, ast.Assign):
                 self.assign(stmt.targets, stmt.value)
+                if not self.functions and not self.classes and len(stmt.targets) == 1:
+                    self.alias(stmt.targets[0], stmt.value)
             elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
                 self.assign([stmt.target], stmt.value)
             nested = [getattr(stmt, name, None) for name in ("body", "orelse", "finalbody")]
@@ -368,6 +380,12 @@ class _Summarizer:
             elif name and "." not in name:
                 self.built[name] = callee
 
+    def alias(self, target: ast.expr, value: ast.expr) -> None:
+        """Record ``name = other.dotted.name`` at module level (:attr:`FileSummary.aliases`)."""
+        dotted = alias_of(value) if isinstance(target, ast.Name) else None
+        if dotted:
+            self.summary.aliases[target.id] = qualify(self.summary, dotted) or dotted
+
     def expressions(self, root: ast.AST) -> None:
         called: set[int] = set()
         for node in walk(root):  # parents come before children: a callee is seen as called
@@ -474,9 +492,40 @@ def _is_true(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
 
-def summarize(path: str, tree: ast.Module) -> FileSummary:
-    """The facts of one file that the project-wide classification needs."""
-    summary = FileSummary(path)
+def summarize(path: str, tree: ast.Module, text: str = "") -> FileSummary:
+    """The facts of one file that the project-wide classification needs (``text``: its source,
+    whose header comments may say it was generated from another file)."""
+    summary = FileSummary(path, generated_from=generated_from(text))
     summary.option_paths, summary.option_operands = option_paths(tree)
     _Summarizer(summary).body(tree.body)
     return summary
+
+
+def generated_from(text: str) -> str:
+    """The file the leading comment block of ``text`` says it was generated from, or ``""``."""
+    for line in text.splitlines()[:_HEADER_LINES]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            break
+        found = _GENERATED_FROM.search(stripped)
+        if found:
+            return found.group(1)
+    return ""
+
+
+def alias_of(value: ast.expr) -> str | None:
+    """The dotted name a module-level binding's value stands for, as written: an attribute chain,
+    ``getattr(x, "name"[, default])`` on one, and the first operand of ``a or fallback`` (the
+    fallback is for a library version without ``a``)."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        return alias_of(value.values[0])
+    if (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr"
+        and 2 <= len(value.args) <= 3 and not value.keywords
+        and isinstance(value.args[1], ast.Constant) and isinstance(value.args[1].value, str)
+    ):
+        owner = alias_of(value.args[0])
+        return f"{owner}.{value.args[1].value}" if owner else None
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return dotted_with_super(value)
+    return None

@@ -13,7 +13,6 @@ of JSON) nor any ``ast``.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import hashlib
 import json
@@ -21,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from zlint.core.atomic import atomic_write
-from zlint.core.source import MAX_FILE_BYTES, SourceError, parse_source, read_source
+from zlint.core.source import MAX_FILE_BYTES, ParsedSource, SourceError, parse_source, read_source
 from zlint.scope.classify import FileScope, classify
 from zlint.scope.file_summary import ClassInfo, FileSummary, FunctionInfo, GuardInfo, summarize
 
@@ -44,7 +43,7 @@ class ProjectIndex:
         for path, data in files:
             if pending.wants(path):
                 try:
-                    summaries[path] = summary_of(path, parse_source(data, path).tree)
+                    summaries[path] = summary_of(path, parse_source(data, path))
                 except SourceError:
                     summaries[path] = None
         return pending.finish(summaries)
@@ -138,11 +137,11 @@ class PendingIndex:
             pass  # a read-only disk must not fail the lint
 
 
-def summary_of(path: str, tree: ast.Module) -> FileSummary | None:
+def summary_of(path: str, parsed: ParsedSource) -> FileSummary | None:
     """The file's summary, or None when summarizing fails (a tree too deep to walk): the file
     is left out of the index, as one that does not parse, and never takes the run down."""
     try:
-        return summarize(path, tree)
+        return summarize(path, parsed.tree, parsed.text)
     except Exception:  # noqa: BLE001 - the linting of the file reports what is wrong with it
         return None
 
