@@ -36,8 +36,6 @@ sys.path.insert(0, str(HERE))
 from sample_corpus import lint  # noqa: E402
 from sample_packages import PACKAGES  # noqa: E402
 
-from zlint.scope.file_summary import generated_from  # noqa: E402
-
 CORPORA = {
     "pinned": ("transformers", "timm", "torchvision", "diffusers"),
     "second": (
@@ -51,6 +49,8 @@ _TEST_FILE = re.compile(r"(^test_|_test\.py$|^conftest\.py$)")
 
 def forwards(root: Path) -> list[tuple[str, int, str]]:
     """(path, line, class) of every ``forward`` method under ``root``, sorted."""
+    from zlint.scope.file_summary import generated_from  # the checkout's own zlint
+
     files = sorted(p for p in root.rglob("*.py") if not _TEST_FILE.search(p.name) and "tests" not in p.parts)
     templates = set()
     texts = {}
