@@ -231,10 +231,15 @@ class FunctionSummary(ValueReadings):
 
     @cached_property
     def tensor_test(self) -> bool:
-        """A condition's atom other than an ``assert``'s may be a tensor (ZL303)."""
+        """A condition's atom may be a tensor (ZL303); of an ``assert``, only under ``not``,
+        ``and`` or ``or`` (where Python may take its truth)."""
         self.tensor_names  # noqa: B018
         branches, raising, _ = self._conditions
-        return any(self._tensor(atom) for atom in branches + raising)
+        combined = [
+            atom for node in self.of(ast.Assert) if isinstance(node.test, (ast.BoolOp, ast.UnaryOp))
+            for atom in condition_atoms(node.test)
+        ]
+        return any(self._tensor(atom) for atom in branches + raising + combined)
 
     @cached_property
     def tensor_iteration(self) -> bool:
@@ -287,13 +292,12 @@ class FunctionSummary(ValueReadings):
 
     @cached_property
     def mask_index(self) -> bool:
-        """``x[m]``: a subscript whose first index may be a bool tensor (ZL305)."""
+        """``x[m]``, ``x[:, m]``: a subscript with an index that may be a bool tensor (ZL305)."""
         self.mask_names  # noqa: B018
         for node in self.of(ast.Subscript):
             if isinstance(node, ast.Subscript):
                 index = node.slice
-                first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
-                if self._mask(first):
+                if any(map(self._mask, index.elts if isinstance(index, ast.Tuple) else [index])):
                     return True
         return False
 
