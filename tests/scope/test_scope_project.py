@@ -498,7 +498,7 @@ def test_disable_through_a_module_level_alias_of_the_run():
 
 def test_a_template_that_a_file_of_the_run_was_generated_from_is_never_compiled():
     # transformers' modular_*.py: the modeling_*.py generated from it is what gets imported
-    header = "# " + "=" * 20 + "\n#  This file was automatically generated from src/pkg/x/modular_x.py.\n#  Do NOT edit.\n"
+    header = "# " + "=" * 20 + "\n#  This file was automatically generated from src/pkg/x/modular_x.py.\n"
     model = textwrap.dedent(
         """
         from torch import nn
