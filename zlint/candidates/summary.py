@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from zlint.candidates.values import ELEMENTWISE_COMPARISONS, ValueReadings, literal_number
-from zlint.candidates.walk import call_arguments, condition_atoms
+from zlint.candidates.walk import call_arguments, chain_head, condition_atoms
 from zlint.facts.vocabulary import ITERATING_BUILTINS, SYMBOLIC_CHECKS
 
 if TYPE_CHECKING:
@@ -280,6 +280,18 @@ class FunctionSummary(ValueReadings):
         self.tensor_names  # noqa: B018
         return any(
             isinstance(call.func, ast.Attribute) and self._tensor(call.func.value) for call in self.calls(methods)
+        )
+
+    @cached_property
+    def tensor_handed_to_a_check(self) -> bool:
+        """A call made as a statement whose first argument may be a tensor: a check's condition
+        (ZL308, whether the callee checks it with ``torch._check_tensor_all`` the run decides)."""
+        self.tensor_names  # noqa: B018
+        return any(
+            isinstance(call := node.value, ast.Call) and call.args and not isinstance(call.args[0], ast.Starred)
+            and isinstance(head := chain_head(call.func), ast.Name) and head.id != "self"
+            and self._tensor(call.args[0])
+            for node in self.of(ast.Expr)
         )
 
     @cached_property

@@ -41,7 +41,7 @@ from zlint.candidates.gates.sizes import (
     OUTPUT_COUNT_OPS,
     SIZE_CONVERSIONS,
 )
-from zlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix
+from zlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix, tensor_check_need
 from zlint.core.settings import Settings
 from zlint.core.torch_versions import SYMBOLIC_SINCE, TorchData, target_version, torch_data
 from zlint.cst.batched import visit
@@ -64,7 +64,7 @@ __all__ = [
     # the contract
     "FileContext", "Rule", "SizeFactsRule",
     # findings
-    "Applicability", "Diagnostic", "Edit", "Fix",
+    "Applicability", "Diagnostic", "Edit", "Fix", "tensor_check_need",
     # size facts (SizeFactsRule.fact)
     "Fact", "Kind", "SizeFactsProvider",
     # imports: every rule's context.imports, filled by the engine for each file

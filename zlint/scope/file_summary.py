@@ -24,6 +24,8 @@ IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes"})
 COMPILE_CALLS = frozenset({"torch.compile"})
 # libraries that take host data only: a function that hands tensors to them runs around the model
 HOST_LIBRARIES = ("PIL.", "matplotlib.", "cv2.")
+# the checks that read a tensor condition into Python (an .item() under tracing: graph break)
+TENSOR_CHECK_CALLS = frozenset({"torch._check_tensor_all", "torch._check_tensor_all_with"})
 # the header of generated code names the file it was made from ("This file was automatically
 # generated from src/pkg/modular_x.py"); only the leading comment block is read
 _GENERATED_FROM = re.compile(r"\bgenerated\b[^\n]*?\bfrom\s+`?([\w./-]+\.py)\b", re.IGNORECASE)
@@ -64,6 +66,9 @@ class FunctionInfo:
     #: callees every call of which here lies on a default-off path (:attr:`FileSummary.option_paths`):
     #: callee -> the indices of those paths, ``option_paths`` first, then ``option_operands``
     option_calls: dict[str, list[int]] = field(default_factory=dict)
+    #: (line, parameter index) of each call that hands one of its parameters to
+    #: ``torch._check_tensor_all`` as the condition: this function checks a tensor condition
+    tensor_checks: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -425,6 +430,13 @@ class _Summarizer:
         else:
             self.plain_calls[-1].add(callee)
 
+    def tensor_check(self, node: ast.Call) -> None:
+        """Note a parameter of the current function passed as a tensor check's condition."""
+        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "cond"), None)
+        function = self.functions[-1]
+        if isinstance(first, ast.Name) and first.id in function.params:
+            function.tensor_checks.append((node.lineno, function.params.index(first.id)))
+
     def call(self, node: ast.Call) -> None:
         callee = dotted_with_super(node.func)
         if callee is None:
@@ -446,6 +458,8 @@ class _Summarizer:
                 self.functions[-1].does_io = True
             if (last == "numpy" and "." in callee) or (qualify(self.summary, callee) or "").startswith(HOST_LIBRARIES):
                 self.functions[-1].to_host = True
+            if last.startswith("_check_tensor_all") and qualify(self.summary, callee) in TENSOR_CHECK_CALLS:
+                self.tensor_check(node)
         if last[:1].isupper() and (node.args or node.keywords):
             self.construction(last, node)
         if last == "mark_unbacked":

@@ -154,11 +154,12 @@ def encode_scope(scope: FileScope) -> list:
 def decode_scope(data: object) -> FileScope | None:
     """A scope stored by :func:`encode_scope`, or None when it does not have that shape."""
     try:
-        regions, *flags, skipped, whole, options = data  # type: ignore[misc]
+        regions, *flags, skipped, whole, options, facts = data  # type: ignore[misc]
         assert len(flags) == 4 and all(isinstance(flag, bool) for flag in (*flags, whole))
+        assert all(isinstance(fact, str) for fact in facts)
         return FileScope(
             tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped), whole,
-            tuple(tuple(o) for o in options),
+            tuple(tuple(o) for o in options), tuple(facts),
         )
     except (AssertionError, TypeError, ValueError):
         return None
@@ -212,6 +213,7 @@ def _function(f: dict) -> FunctionInfo:
             "attribute_names": set(f["attribute_names"]),
             "params": tuple(f["params"]),
             "option_calls": {name: list(spans) for name, spans in f["option_calls"].items()},
+            "tensor_checks": [tuple(pair) for pair in f["tensor_checks"]],
         }
     )
 
