@@ -27,7 +27,8 @@ import libcst as cst
 
 from zlint.cst.batched import visit
 from zlint.facts.helpers import FunctionIndex
-from zlint.facts.modules import self_attribute
+from zlint.facts.modules import ClassFacts, class_facts, self_attribute
+from zlint.facts.parameters import PARAMETER, holds_parameter
 from zlint.facts.tensor_evidence import is_plain_value
 from zlint.facts.vocabulary import CALL_SITE_DEPTH, PYTHON_BUILTINS, SIZE_ATTRIBUTES, SIZE_METHODS
 
@@ -37,14 +38,21 @@ LIST_SUFFIXES = ("_list", "_lists")
 _UNKNOWN = object()
 
 Annotation = Callable[[cst.BaseExpression], bool]
+Qualify = Callable[[cst.BaseExpression], str | None]
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 class _Site:
-    """One call of an indexed function: the caller and what it passes to each parameter."""
+    """One call of an indexed function: the caller (and its class) and what it passes to each
+    parameter."""
 
-    def __init__(self, caller: cst.FunctionDef | None, passed: dict[str, object]) -> None:
+    def __init__(self, caller: cst.FunctionDef | None, passed: dict[str, object], cls: str | None = None) -> None:
         self.caller = caller
         self.passed = passed  # parameter name -> argument expression, or _UNKNOWN
+        self.cls = cls  # the class whose body the call is written in (what its `self` is)
 
 
 def _parameters(function: cst.FunctionDef, bound: bool) -> list[cst.Param]:
@@ -152,7 +160,7 @@ class _Collect(cst.CSTVisitor):
                 target = self.index.functions.get(alias)
         if target is not None:
             self.allowed.add(id(func))
-            self.sites.setdefault(id(target), []).append(_Site(caller, _passed(target, node, bound)))
+            self.sites.setdefault(id(target), []).append(_Site(caller, _passed(target, node, bound), cls))
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.index.functions and id(node) not in self.allowed:
@@ -172,9 +180,13 @@ class _Collect(cst.CSTVisitor):
 class CallSites:
     """Per function of one module: the parameters every call in the module fills with no tensor."""
 
-    def __init__(self, module: cst.Module, index: FunctionIndex, non_tensor_annotation: Annotation) -> None:
+    def __init__(
+        self, module: cst.Module, index: FunctionIndex, non_tensor_annotation: Annotation, qualify: Qualify | None = None
+    ) -> None:
         self.index = index
         self.non_tensor_annotation = non_tensor_annotation
+        self.qualify = qualify
+        self._classes: dict[str, ClassFacts] | None = None  # the module's classes, read on first need
         collect = _Collect(index)
         visit(module, collect)
         self._sites: dict[int, list[_Site]] = {}
@@ -187,6 +199,7 @@ class CallSites:
                 if name not in collect.escaped_attrs:
                     self._add(function, collect.sites)
         self._found: dict[int, set[str]] = {key: set() for key in self._sites}
+        self._fixed: dict[int, set[str]] = {key: set() for key in self._sites}
         for _ in range(CALL_SITE_DEPTH):
             if not self._round():
                 break
@@ -200,20 +213,70 @@ class CallSites:
         """The parameters of ``function`` that no call in the module fills with a tensor."""
         return frozenset(self._found.get(id(function), ()))
 
+    def static_shaped(self, function: cst.FunctionDef) -> frozenset[str]:
+        """The parameters of ``function`` that every call in the module fills with a parameter or
+        buffer (or leaves None): ``get_rel_pos(q, k, self.rel_pos_h)``."""
+        return frozenset(self._fixed.get(id(function), ()))
+
     def _round(self) -> bool:
         """One more call up every chain: each round reads only the previous round's facts, so
         the facts after :data:`CALL_SITE_DEPTH` rounds read no caller more than that many calls up (the
         candidate stage keeps exactly those)."""
         grown: dict[int, set[str]] = {}
+        fixed: dict[int, set[str]] = {}
         for key, sites in self._sites.items():
             for name in sites[0].passed:
-                if name in self._found[key]:
-                    continue
-                if all(self._no_tensor(s.passed[name], s.caller, set()) for s in sites):
+                if name not in self._found[key] and all(self._no_tensor(s.passed[name], s.caller, set()) for s in sites):
                     grown.setdefault(key, set()).add(name)
+                if name not in self._fixed[key] and self.qualify is not None:
+                    passed = [self._parameter(s.passed[name], s.caller, s.cls, frozenset()) for s in sites]
+                    if all(passed) and any(p is True for p in passed):
+                        fixed.setdefault(key, set()).add(name)
         for key, names in grown.items():
             self._found[key] |= names
-        return bool(grown)
+        for key, names in fixed.items():
+            self._fixed[key] |= names
+        return bool(grown or fixed)
+
+    def _parameter(
+        self, value: object, caller: cst.FunctionDef | None, cls: str | None, seen: frozenset[str]
+    ) -> bool | None:
+        """True when ``value``, passed from ``caller`` in class ``cls``, holds a parameter or buffer
+        (:func:`zlint.facts.parameters.holds_parameter`, its names read from the caller's
+        bindings and parameters); None for ``None``, passed or left to as a default; else False."""
+        if isinstance(value, _Default):
+            return None if _is_none(value.value) else False
+        if not isinstance(value, cst.BaseExpression):
+            return False
+        if _is_none(value):
+            return None
+        facts = self._class_facts().get(cls) if cls is not None else None
+
+        def held(name: str) -> str | None:
+            return PARAMETER if caller is not None and self._name_parameter(name, caller, cls, seen) else None
+
+        return holds_parameter(value, held, facts)
+
+    def _name_parameter(self, name: str, caller: cst.FunctionDef, cls: str | None, seen: frozenset[str]) -> bool:
+        """``name`` in ``caller`` holds a parameter: a parameter of the caller that every call
+        fills with one (the previous rounds' facts), or a local bound only to such values."""
+        if name in seen:
+            return False
+        params = caller.params
+        if any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params)):
+            return name in self._fixed.get(id(caller), ()) and not self.index.bindings(caller, name)
+        values = self.index.bindings(caller, name)
+        return bool(values) and all(
+            v is not None and self._parameter(v, caller, cls, seen | {name}) is True for v in values
+        )
+
+    def _class_facts(self) -> dict[str, ClassFacts]:
+        if self._classes is None:
+            assert self.qualify is not None
+            self._classes = {}
+            for node in self.index.classes:  # in source order: a class starts from its bases'
+                self._classes[node.name.value] = class_facts(node, self.qualify, self._classes)
+        return self._classes
 
     def _no_tensor(self, value: object, caller: cst.FunctionDef | None, seen: set[str]) -> bool:
         """Whether ``value``, passed from ``caller``, is certainly no tensor."""

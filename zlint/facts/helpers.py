@@ -86,10 +86,13 @@ class FunctionIndex:
     def __init__(self, module: cst.Module) -> None:
         self.functions: dict[str, cst.FunctionDef] = {}
         self.methods: dict[str, dict[str, cst.FunctionDef]] = {}
+        #: the module-level classes, in source order
+        self.classes: list[cst.ClassDef] = []
         for statement in module.body:
             if isinstance(statement, cst.FunctionDef):
                 self.functions[statement.name.value] = statement
             elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+                self.classes.append(statement)
                 self.methods[statement.name.value] = {
                     s.name.value: s for s in statement.body.body if isinstance(s, cst.FunctionDef)
                 }
