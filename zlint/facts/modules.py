@@ -54,6 +54,9 @@ class ClassFacts:
     parameter_containers: frozenset[str] = frozenset()
     #: the class is itself a channel or feature layer: it subclasses one (``channels``/``features``)
     layer: str | None = None
+    #: ``self.<attr>`` its methods other than ``__init__`` assign: state that may change between
+    #: calls (a cache), not a constant of the module
+    state: frozenset[str] = frozenset()
 
 
 def layer_kind(qualified: str | None) -> str | None:
@@ -112,15 +115,34 @@ def class_facts(
             classes.update(inherited.classes)
             containers |= inherited.parameter_containers
     local_layers = {name: facts.layer for name, facts in known.items() if facts.layer is not None}
-    todo: list[cst.CSTNode] = [node.body]
+    state: set[str] = set()
+    todo: list[tuple[cst.CSTNode, str | None]] = [(node.body, None)]
     while todo:
-        current = todo.pop()
+        current, method = todo.pop()
         if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for statement in current.body:
                 _read(statement, qualify, layers, parameters, classes, containers, local_layers)
+                if method not in (None, "__init__"):
+                    state.update(_self_targets(statement))
         elif isinstance(current, BLOCKS) and not isinstance(current, cst.ClassDef):
-            todo.extend(statement_children(current))
-    return ClassFacts(layers, frozenset(parameters), classes, frozenset(containers), _own_kind(node, qualify, known))
+            # the method directly in the class counts (a def nested in __init__ is __init__'s)
+            inner = current.name.value if isinstance(current, cst.FunctionDef) and method is None else method
+            todo.extend((child, inner) for child in statement_children(current))
+    return ClassFacts(
+        layers, frozenset(parameters), classes, frozenset(containers), _own_kind(node, qualify, known),
+        frozenset(state),
+    )
+
+
+def _self_targets(statement: cst.BaseSmallStatement) -> list[str]:
+    """The ``self.<attr>`` a statement assigns (``=``, ``+=``, annotated)."""
+    if isinstance(statement, cst.Assign):
+        targets = [t.target for t in statement.targets]
+    elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+        targets = [statement.target]
+    else:
+        return []
+    return [attr for attr in map(self_attribute, targets) if attr is not None]
 
 
 def _own_kind(

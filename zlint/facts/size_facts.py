@@ -590,7 +590,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             )
         else:
             return False
-        return static_operands(node, self.fact, receiver_static)
+        return static_operands(node, self.fact, receiver_static, self._state())
 
     def _written_shape(self, node: cst.Call, fact: Fact) -> Fact:
         """``fact`` with the dims ``node`` writes down (or keeps from its receiver) made static."""
@@ -608,6 +608,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
 
     def _is_static(self, node: cst.BaseExpression) -> bool:
         return self._kind(node) is Kind.STATIC
+
+    def _state(self) -> frozenset[str]:
+        """The enclosing class's ``self.<attr>`` that may change between calls."""
+        return self._classes[-1][1].state if self._classes else frozenset()
 
     def _is_sequence(self, node: cst.BaseExpression) -> bool:
         """A Python list or tuple (of tensors): its length is a Python int at trace time."""
@@ -825,7 +829,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
     def leave_BinaryOperation(self, original_node: cst.BinaryOperation) -> None:
         left, right = self.fact(original_node.left), self.fact(original_node.right)
         if isinstance(original_node.operator, cst.MatrixMultiply):
-            fixed = all(static_value(side, self.fact) for side in (original_node.left, original_node.right))
+            fixed = all(static_value(side, self.fact, self._state()) for side in (original_node.left, original_node.right))
             self._set(original_node, Fact(Kind.TENSOR, fixed=fixed) if left or right else None)
             return
         if isinstance(original_node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and any(
@@ -841,7 +845,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             return
         fact = arith_fact(left, right)
         if fact is not None and fact.kind is Kind.TENSOR and all(
-            static_value(side, self.fact) for side in (original_node.left, original_node.right)
+            static_value(side, self.fact, self._state()) for side in (original_node.left, original_node.right)
         ):
             fact = replace(fact, fixed=True)  # 2 * R, R - I of static-shaped tensors
         if fact is not None and fact.kind is Kind.SIZE and isinstance(original_node.operator, cst.Modulo):

@@ -34,12 +34,18 @@ _SHAPELESS_KEYWORDS = frozenset(
 )
 
 FactOf = Callable[[cst.BaseExpression], Fact | None]
+#: the ``self.<attr>`` names that may change between calls (a cache the module reassigns)
+State = frozenset[str]
 
 
-def static_value(node: cst.BaseExpression, fact_of: FactOf) -> bool:
+def static_value(node: cst.BaseExpression, fact_of: FactOf, state: State = frozenset()) -> bool:
     """``node`` is a static-shaped tensor (or tuple of them) or a value dynamo reads as a
-    constant: a literal, ``None``, a string, a static size or rank, a module attribute or
-    constant, a ``torch.float32``, or a tuple/list of these."""
+    constant: a literal, ``None``, a string, a static size or rank, a module attribute (not one
+    of ``state``) or constant, a ``torch.float32``, or a tuple/list of these."""
+    if isinstance(node, (cst.Tuple, cst.List)):  # torch.cat([a, b]): its items count
+        return all(
+            not isinstance(e, cst.StarredElement) and static_value(e.value, fact_of, state) for e in node.elements
+        )
     fact = fact_of(node)
     if fact is not None:
         if fact.kind in (Kind.TENSOR, Kind.TENSORS):
@@ -49,18 +55,18 @@ def static_value(node: cst.BaseExpression, fact_of: FactOf) -> bool:
         return True
     if isinstance(node, cst.Name) and node.value in {"None", "True", "False"}:
         return True
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return all(
-            not isinstance(e, cst.StarredElement) and static_value(e.value, fact_of) for e in node.elements
-        )
     if isinstance(node, cst.Attribute):
-        # torch.float32, x.dtype; a module's own attribute: an int or a parameter (another
-        # object's attribute may be a tensor of any shape: `outputs.hidden`)
-        return _root(node) in {"torch", "self"} or node.attr.value in _SHAPELESS_ATTRIBUTES
+        # torch.float32, x.dtype; a module's own attribute that only __init__ sets: an int or a
+        # constant tensor (another object's attribute may be a tensor of any shape:
+        # `outputs.hidden`; one forward reassigns may grow: `self.cache`)
+        if node.attr.value in _SHAPELESS_ATTRIBUTES:
+            return True
+        root, first = _root(node)
+        return root == "torch" or (root == "self" and first not in state)
     return isinstance(node, cst.Name) and is_written_size(node)  # a module constant
 
 
-def static_operands(node: cst.Call, fact_of: FactOf, receiver_static: bool) -> bool:
+def static_operands(node: cst.Call, fact_of: FactOf, receiver_static: bool, state: State = frozenset()) -> bool:
     """Every operand of the call ``node`` is static (:func:`static_value`); ``receiver_static``:
     for a method, its receiver has a static shape. ``*xs`` counts when ``xs`` is a tuple of
     static-shaped tensors (``torch.block_diag(*torch.unbind(R))``)."""
@@ -79,13 +85,16 @@ def static_operands(node: cst.Call, fact_of: FactOf, receiver_static: bool) -> b
             fact = fact_of(arg.value)
             if not (fact is not None and fact.kind is Kind.TENSORS and fact.fixed):
                 return False
-        elif not static_value(arg.value, fact_of):
+        elif not static_value(arg.value, fact_of, state):
             return False
     return True
 
 
-def _root(node: cst.Attribute) -> str | None:
+def _root(node: cst.Attribute) -> tuple[str | None, str]:
+    """The name an attribute chain starts from, and the first attribute read off it."""
     root: cst.BaseExpression = node
+    first = node.attr.value
     while isinstance(root, cst.Attribute):
+        first = root.attr.value
         root = root.value
-    return root.value if isinstance(root, cst.Name) else None
+    return (root.value if isinstance(root, cst.Name) else None), first

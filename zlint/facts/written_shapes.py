@@ -239,6 +239,10 @@ def _stacked_dim(node: cst.Call, sequence: Static = None) -> frozenset[int]:
     if not node.args or node.args[0].keyword is not None:
         return frozenset()
     items = node.args[0].value
+    if isinstance(items, cst.Call) and isinstance(items.func, cst.Name) and items.func.value in {"list", "tuple"} and (
+        len(items.args) == 1 and isinstance(items.args[0].value, (cst.GeneratorExp, cst.ListComp))
+    ):
+        items = items.args[0].value  # tuple(blk(x) for blk in self.blocks)
     if isinstance(items, (cst.List, cst.Tuple)):
         if any(isinstance(e, cst.StarredElement) for e in items.elements):
             return frozenset()
