@@ -26,7 +26,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from zlint.cst.batched import visit
-from zlint.facts.helpers import FunctionIndex
+from zlint.facts.helpers import FunctionIndex, syntactic_size, unpacks_shape
 from zlint.facts.modules import ClassFacts, class_facts, self_attribute
 from zlint.facts.parameters import PARAMETER, holds_parameter
 from zlint.facts.tensor_evidence import is_plain_value
@@ -181,7 +181,11 @@ class CallSites:
     """Per function of one module: the parameters every call in the module fills with no tensor."""
 
     def __init__(
-        self, module: cst.Module, index: FunctionIndex, non_tensor_annotation: Annotation, qualify: Qualify | None = None
+        self,
+        module: cst.Module,
+        index: FunctionIndex,
+        non_tensor_annotation: Annotation,
+        qualify: Qualify | None = None,
     ) -> None:
         self.index = index
         self.non_tensor_annotation = non_tensor_annotation
@@ -215,8 +219,44 @@ class CallSites:
 
     def static_shaped(self, function: cst.FunctionDef) -> frozenset[str]:
         """The parameters of ``function`` that every call in the module fills with a parameter or
-        buffer (or leaves None): ``get_rel_pos(q, k, self.rel_pos_h)``."""
+        buffer (or leaves None), in a function no call hands an input's size: one that is handed
+        both (``get_rel_pos(q_size, k_size, self.rel_pos_h)`` with ``q_size`` from ``q.shape``)
+        fits the table to that size, and what it compares the table's dims with varies with it
+        (measured on torch 2.13: ``Ne(2*s0 - 1, 7)`` as the query length varies)."""
+        sites = self._sites.get(id(function), ())
+        if any(self._sized(v, s.caller, 1, frozenset()) for s in sites for v in s.passed.values()):
+            return frozenset()
         return frozenset(self._fixed.get(id(function), ()))
+
+    def _sized(
+        self, value: object, caller: cst.FunctionDef | None, depth: int, seen: frozenset[tuple[int, str]]
+    ) -> bool:
+        """``value``, passed from ``caller`` (``depth`` calls up), may be an input's size:
+        ``x.shape[1]``, ``x.size(1)``, a name the caller unpacks from a shape (or from a value that
+        may hold sizes) or binds to such a value, a parameter of the caller that one of its calls
+        hands such a value (up to :data:`CALL_SITE_DEPTH` calls up), arithmetic on or a tuple of
+        these."""
+        if not isinstance(value, cst.BaseExpression):
+            return False
+        if syntactic_size(value) or unpacks_shape(value):
+            return True
+        if isinstance(value, cst.BinaryOperation):
+            return self._sized(value.left, caller, depth, seen) or self._sized(value.right, caller, depth, seen)
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return any(self._sized(e.value, caller, depth, seen) for e in value.elements)
+        if not isinstance(value, cst.Name) or caller is None or (id(caller), value.value) in seen:
+            return False  # a cycle adds no value of its own
+        name = value.value
+        seen = seen | {(id(caller), name)}
+        bound = [*self.index.unpacked(caller, name), *(v for v in self.index.bindings(caller, name) if v is not None)]
+        if any(self._sized(v, caller, depth, seen) for v in bound):
+            return True
+        params = caller.params
+        if depth >= CALL_SITE_DEPTH or not any(
+            p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        ):
+            return False
+        return any(self._sized(s.passed.get(name), s.caller, depth + 1, seen) for s in self._sites.get(id(caller), ()))
 
     def _round(self) -> bool:
         """One more call up every chain: each round reads only the previous round's facts, so
@@ -226,11 +266,13 @@ class CallSites:
         fixed: dict[int, set[str]] = {}
         for key, sites in self._sites.items():
             for name in sites[0].passed:
-                if name not in self._found[key] and all(self._no_tensor(s.passed[name], s.caller, set()) for s in sites):
+                if name not in self._found[key] and all(
+                    self._no_tensor(s.passed[name], s.caller, set()) for s in sites
+                ):
                     grown.setdefault(key, set()).add(name)
                 if name not in self._fixed[key] and self.qualify is not None:
                     passed = [self._parameter(s.passed[name], s.caller, s.cls, frozenset()) for s in sites]
-                    if all(passed) and any(p is True for p in passed):
+                    if all(p is not False for p in passed) and any(p is True for p in passed):
                         fixed.setdefault(key, set()).add(name)
         for key, names in grown.items():
             self._found[key] |= names

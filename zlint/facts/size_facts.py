@@ -44,8 +44,8 @@ from zlint.facts.lattice import (
 from zlint.facts.literals import int_literal, number_literal, source_text
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
 from zlint.facts.parameters import PARAMETER, holds_parameter, iterated
-from zlint.facts.tensor_evidence import CHANNEL_OPS, FEATURE_OPS, NON_TENSOR_TYPES, Bindings, Evidence, scan_function
 from zlint.facts.static_operands import static_operands, static_value
+from zlint.facts.tensor_evidence import CHANNEL_OPS, FEATURE_OPS, NON_TENSOR_TYPES, Bindings, Evidence, scan_function
 from zlint.facts.values import (
     DIM_TUPLE_RESULTS,
     TUPLE_RESULTS,
@@ -829,7 +829,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
     def leave_BinaryOperation(self, original_node: cst.BinaryOperation) -> None:
         left, right = self.fact(original_node.left), self.fact(original_node.right)
         if isinstance(original_node.operator, cst.MatrixMultiply):
-            fixed = all(static_value(side, self.fact, self._state()) for side in (original_node.left, original_node.right))
+            sides = (original_node.left, original_node.right)
+            fixed = all(static_value(side, self.fact, self._state()) for side in sides)
             self._set(original_node, Fact(Kind.TENSOR, fixed=fixed) if left or right else None)
             return
         if isinstance(original_node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and any(
