@@ -75,6 +75,7 @@ def test_a_tensor_computed_from_parameters_is_static(use):
         ("y = self.block(m)\n        if y.shape[0] > 4:\n            pass", 16),  # a module may keep state
         ("y = m * scale\n        if y.shape[0] > 4:\n            pass", 16),  # scale may be a tensor
         ("y = m[x.long()]\n        if y.shape[0] > 4:\n            pass", 16),  # indexed by a tensor
+        ("y = F.one_hot(m.long())\n        if y.shape[-1] > 4:\n            pass", 16),  # as wide as the max
     ],
 )
 def test_an_operand_of_unknown_shape_keeps_the_size(use, line):
@@ -354,3 +355,39 @@ def test_a_call_that_leaves_it_none_keeps_the_fact():
         "rel_pos: torch.Tensor)", "rel_pos: torch.Tensor | None = None)"
     ) + "def other():\n    return get_rel_pos(4, 4)\n"
     assert found(source) == []
+
+
+# -- indexing moves or resizes a fixed dim ---------------------------------------------------
+INDEXED = """\
+class Pooled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 8, 1)
+        self.proj = nn.Linear(8, 8)
+    def forward(self, x, h):
+        n = x.shape[2]
+        t = {expr}
+        if t.shape[{dim}] > 4:
+            pass
+"""
+
+
+@pytest.mark.parametrize(
+    "expr, dim",
+    [("self.conv(x)[:, :4]", 1), ("self.conv(x)[0]", 0), ("self.proj(h)[..., :4]", -1), ("self.proj(h)[None]", -1)],
+)
+def test_indexing_keeps_a_fixed_dim_where_it_lands(expr, dim):
+    assert found(INDEXED.format(expr=expr, dim=dim)) == []
+
+
+@pytest.mark.parametrize(
+    "expr, dim",
+    [
+        ("self.conv(x)[:, :n]", 1),  # sliced by a size: n channels now
+        ("self.proj(h)[:, 0]", -1),  # h may be 2-D: the last dim may be gone
+        ("self.proj(h)[..., :n]", -1),
+        ("self.proj(h)[x.long()]", -1),  # a tensor index: any layout
+    ],
+)
+def test_indexing_by_sizes_or_tensors_loses_it(expr, dim):
+    assert found(INDEXED.format(expr=expr, dim=dim)) == [(12, "ZL103")]

@@ -63,7 +63,14 @@ from zlint.facts.vocabulary import (
     TENSOR_ONLY_METHODS,
     returns_tensor,
 )
-from zlint.facts.written_shapes import FACTORIES, fixed_size, is_written_size, writes_whole_shape, written_dims
+from zlint.facts.written_shapes import (
+    FACTORIES,
+    fixed_size,
+    indexed_dims,
+    is_written_size,
+    writes_whole_shape,
+    written_dims,
+)
 
 TENSOR_TYPES = frozenset(
     {
@@ -807,7 +814,23 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             assert value is not None
             if value.fixed and not self._static_index(original_node):
                 value = replace(value, fixed=False)  # p[:n], p[idx]: sized by the index
+            if value.static_dims and not value.fixed:
+                # h[:, :n] of a conv output: its channels are n now; h[0] moves them to dim 0
+                value = replace(value, static_dims=indexed_dims(original_node, value.static_dims, self._keeps_size))
             self._set(original_node, value)
+
+    def _keeps_size(self, index: cst.BaseExpression) -> str:
+        """What one subscript element does to its dim: ``keep`` (a slice whose bounds are written
+        sizes, ``:``), ``vary`` (a slice by a size), ``drop`` (an int), ``new`` (``None``), or
+        ``unknown`` (a tensor or list index)."""
+        if isinstance(index, cst.Slice):
+            bounds = (index.lower, index.upper, index.step)
+            return "keep" if all(b is None or is_written_size(b, self._is_static) for b in bounds) else "vary"
+        if isinstance(index, cst.Name) and index.value == "None":
+            return "new"
+        if int_literal(index) is not None or self._kind(index) in (Kind.SIZE, Kind.STATIC, Kind.RANK):
+            return "drop"
+        return "unknown"
 
     def _static_index(self, node: cst.Subscript) -> bool:
         """Every element of the subscript keeps a static shape static: an int (``p[0]``, ``p[i]``,

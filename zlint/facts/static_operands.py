@@ -76,6 +76,8 @@ def static_operands(node: cst.Call, fact_of: FactOf, receiver_static: bool, stat
         return False
     if name == "where" and len(node.args) == 1:
         return False  # torch.where(cond): index tensors as long as the data says
+    if name == "one_hot" and (len(node.args) < 2 or number_literal(node.args[1].value) == -1):
+        return False  # F.one_hot(t) without num_classes: as wide as t's largest value
     for arg in node.args:
         if arg.keyword is not None and arg.keyword.value in _SHAPELESS_KEYWORDS:
             continue

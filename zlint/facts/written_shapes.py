@@ -106,6 +106,49 @@ def rearranged_dims(node: cst.Call, receiver: frozenset[int]) -> frozenset[int]:
     return frozenset()
 
 
+def indexed_dims(
+    node: cst.Subscript, dims: frozenset[int], effect: Callable[[cst.BaseExpression], str]
+) -> frozenset[int]:
+    """Where the static dims ``dims`` of ``x`` sit in ``x[...]`` (``node``); ``effect`` tells what
+    each element does to its dim (``SizeFactsProvider._keeps_size``: ``keep``, ``vary``, ``drop``,
+    ``new``, ``unknown``). Elements before an ``...`` count from the front, those after it from
+    the back. A slice by a size makes its dim vary (``h[:, :n]``); an index that is no int (a
+    tensor, a list) may reorder everything: nothing stays static. A dim no element reaches keeps
+    its place from its own end, when the elements before it leave that count known."""
+    rank = _rank(dims)
+    if rank is not None:
+        dims = frozenset(d % rank for d in dims if -rank <= d < rank)
+    elements = [e.slice for e in node.slice]
+    effects = [effect(e.value if isinstance(e, cst.Index) else e) for e in elements]
+    ellipsis = [isinstance(e, cst.Index) and isinstance(e.value, cst.Ellipsis) for e in elements]
+    if "unknown" in [w for w, dots in zip(effects, ellipsis) if not dots]:
+        return frozenset()
+    split = ellipsis.index(True) if any(ellipsis) else None
+    front = effects if split is None else effects[:split]
+    back = [] if split is None else effects[split + 1:]
+    out: set[int] = set()
+    old = new = 0
+    for what in front:
+        if what == "keep" and old in dims:
+            out.add(new)
+        new += what != "drop"
+        old += what != "new"
+    if split is None:
+        out.update(d + new - old for d in dims if d >= old)  # the dims past the elements
+        if rank is not None:
+            out.update(d - (rank + new - old) for d in set(out))  # the same, from the back
+        elif all(what in ("keep", "new") for what in front):
+            out.update(d for d in dims if d < 0)  # no dim removed or resized: the back stays
+        return frozenset(out)
+    old = new = -1
+    for what in reversed(back):
+        if what == "keep" and old in dims:
+            out.add(new)
+        new -= what != "drop"
+        old -= what != "new"
+    return frozenset(out)
+
+
 def _rank(dims: frozenset[int]) -> int | None:
     """The rank that the two ends of ``dims`` agree on (``{1, -2}``: 3), when exactly one does."""
     front = [d for d in dims if d >= 0]
