@@ -1,4 +1,5 @@
-"""What the callers in the same module pass: parameters that no caller fills with a tensor.
+"""What the callers in the same module pass: parameters that no caller fills with a tensor, and
+tensor parameters that every caller fills with a parameter or buffer.
 
 ``seq2img(seq, p, hidden_states.shape)`` as the only call of ``seq2img`` says its ``shape`` is a
 ``torch.Size``, whatever the annotation claims, so ``isinstance(shape, torch.Tensor)`` there is a
@@ -9,6 +10,13 @@ a non-tensor, an unannotated parameter of the caller named as a list (``spatial_
 it never rebinds, or a parameter of the caller that is no tensor by this same rule) or leaves the
 parameter to a default of that kind. One call that passes anything else (a tensor, or a value
 zlint cannot read) keeps the parameter as it was: evidence for a tensor wins over its absence.
+
+A tensor parameter is *static-shaped* when every call fills it with a parameter or buffer
+(:func:`zlint.facts.parameters.holds_parameter` on the caller's class: ``self.rel_pos_h``,
+``self.proj.weight``, a name bound only to one, a parameter of the caller that is static-shaped by
+this same rule) or with ``None``, and at least one with a parameter; unless some call hands the
+function an input's size (``x.shape[1]``, a name unpacked from a shape), which the function then
+fits the tensor to.
 
 Scope: calls in the same module only. A module-level function called by its name ``f(...)`` or
 through an attribute its class binds to it (``self.core = f`` ... ``self.core(...)``), a method

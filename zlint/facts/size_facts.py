@@ -4,9 +4,13 @@ One LibCST metadata provider computes this once per file, in source order, and e
 it. An expression is a *size* only when it is derived from a tensor's shape (``x.size(0)``,
 ``x.shape[-1]``, ``len(t)`` on a tensor, names bound from those, arithmetic on them, a call of a
 same-module helper that returns one). A size is *static* (Kind.STATIC, never reported) when the
-code fixes it: dims of parameters and buffers, the channel dim of a conv input or output, the
-feature dim of a ``Linear``/``LayerNorm`` input or output. Ranks (``x.dim()``, ``x.ndim``,
-``len(x.shape)``) are static and plain Python ints are unknown, so rules stay quiet on them.
+code fixes it: dims of parameters and buffers (and of a tensor parameter every call in the module
+fills with one: :mod:`zlint.facts.call_sites`), of tensors computed only from static shapes
+(:mod:`zlint.facts.static_operands`), the channel dim of a conv input or output, the feature dim
+of a ``Linear``/``LayerNorm`` input or output (kept where ``transpose``/``permute``/indexing move
+it), the count of a ``torch.stack`` over a Python list (:mod:`zlint.facts.written_shapes`).
+Ranks (``x.dim()``, ``x.ndim``, ``len(x.shape)``) are static and plain Python ints are unknown,
+so rules stay quiet on them.
 
 A name is a *tensor* when it is bound from a torch function or tensor method (tuple results
 such as ``x.max(dim=1)`` give Kind.TENSORS, whose elements are tensors), from a call of an
@@ -854,7 +858,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         if isinstance(original_node.operator, cst.MatrixMultiply):
             sides = (original_node.left, original_node.right)
             fixed = all(static_value(side, self.fact, self._state()) for side in sides)
-            self._set(original_node, Fact(Kind.TENSOR, fixed=fixed) if left or right else None)
+            product = Fact(Kind.TENSOR, fixed=True) if fixed else TENSOR
+            self._set(original_node, product if left or right else None)
             return
         if isinstance(original_node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and any(
             f is not None and f.boolean for f in (left, right)
