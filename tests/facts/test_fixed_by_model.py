@@ -391,3 +391,10 @@ def test_indexing_keeps_a_fixed_dim_where_it_lands(expr, dim):
 )
 def test_indexing_by_sizes_or_tensors_loses_it(expr, dim):
     assert found(INDEXED.format(expr=expr, dim=dim)) == [(12, "ZL103")]
+
+
+def test_state_a_base_grows_is_state_too():
+    source = STATE.replace("class Cached(nn.Module):", "class Base(nn.Module):").format(method="update").replace(
+        "    def forward(self, x):", "class Cached(Base):\n    def forward(self, x):"
+    )
+    assert found(source) == [(13, "ZL103")]

@@ -107,6 +107,7 @@ def class_facts(
     parameters: set[str] = set()
     classes: dict[str, str] = {}
     containers: set[str] = set()
+    state: set[str] = set()
     for base in node.bases:
         inherited = known.get(base.value.value) if isinstance(base.value, cst.Name) else None
         if inherited is not None:
@@ -114,8 +115,8 @@ def class_facts(
             parameters |= inherited.parameters
             classes.update(inherited.classes)
             containers |= inherited.parameter_containers
+            state |= inherited.state
     local_layers = {name: facts.layer for name, facts in known.items() if facts.layer is not None}
-    state: set[str] = set()
     todo: list[tuple[cst.CSTNode, str | None]] = [(node.body, None)]
     while todo:
         current, method = todo.pop()
