@@ -53,6 +53,17 @@ def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
+def _reads_self(node: cst.BaseExpression) -> bool:
+    """``self.x``, ``self.x[k]``, ``self.x.float()``: a chain that starts at ``self``."""
+    while True:
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            return isinstance(node, cst.Name) and node.value == "self"
+
+
 class _Site:
     """One call of an indexed function: the caller (and its class) and what it passes to each
     parameter."""
@@ -198,7 +209,7 @@ class CallSites:
         self.index = index
         self.non_tensor_annotation = non_tensor_annotation
         self.qualify = qualify
-        self._classes: dict[str, ClassFacts] | None = None  # the module's classes, read on first need
+        self._classes: dict[str, ClassFacts | None] = {}  # the module's classes, read on first need
         collect = _Collect(index)
         visit(module, collect)
         self._sites: dict[int, list[_Site]] = {}
@@ -231,10 +242,13 @@ class CallSites:
         both (``get_rel_pos(q_size, k_size, self.rel_pos_h)`` with ``q_size`` from ``q.shape``)
         fits the table to that size, and what it compares the table's dims with varies with it
         (measured on torch 2.13: ``Ne(2*s0 - 1, 7)`` as the query length varies)."""
+        fixed = self._fixed.get(id(function))
+        if not fixed:
+            return frozenset()
         sites = self._sites.get(id(function), ())
         if any(self._sized(v, s.caller, 1, frozenset()) for s in sites for v in s.passed.values()):
             return frozenset()
-        return frozenset(self._fixed.get(id(function), ()))
+        return frozenset(fixed)
 
     def _sized(
         self, value: object, caller: cst.FunctionDef | None, depth: int, seen: frozenset[tuple[int, str]]
@@ -278,15 +292,23 @@ class CallSites:
                     self._no_tensor(s.passed[name], s.caller, set()) for s in sites
                 ):
                     grown.setdefault(key, set()).add(name)
-                if name not in self._fixed[key] and self.qualify is not None:
-                    passed = [self._parameter(s.passed[name], s.caller, s.cls, frozenset()) for s in sites]
-                    if all(p is not False for p in passed) and any(p is True for p in passed):
-                        fixed.setdefault(key, set()).add(name)
+                if name not in self._fixed[key] and self.qualify is not None and self._all_parameters(sites, name):
+                    fixed.setdefault(key, set()).add(name)
         for key, names in grown.items():
             self._found[key] |= names
         for key, names in fixed.items():
             self._fixed[key] |= names
         return bool(grown or fixed)
+
+    def _all_parameters(self, sites: list[_Site], name: str) -> bool:
+        """Every call fills ``name`` with a parameter or buffer or with None, one at least with one."""
+        found = False
+        for site in sites:
+            held = self._parameter(site.passed[name], site.caller, site.cls, frozenset())
+            if held is False:
+                return False
+            found = found or held is True
+        return found
 
     def _parameter(
         self, value: object, caller: cst.FunctionDef | None, cls: str | None, seen: frozenset[str]
@@ -300,7 +322,8 @@ class CallSites:
             return False
         if _is_none(value):
             return None
-        facts = self._class_facts().get(cls) if cls is not None else None
+        # only `self.<attr>` (and entries and methods of it) reads the class's registrations
+        facts = self._class_facts(cls) if cls is not None and _reads_self(value) else None
 
         def held(name: str) -> str | None:
             return PARAMETER if caller is not None and self._name_parameter(name, caller, cls, seen) else None
@@ -320,13 +343,23 @@ class CallSites:
             v is not None and self._parameter(v, caller, cls, seen | {name}) is True for v in values
         )
 
-    def _class_facts(self) -> dict[str, ClassFacts]:
-        if self._classes is None:
-            assert self.qualify is not None
-            self._classes = {}
-            for node in self.index.classes:  # in source order: a class starts from its bases'
-                self._classes[node.name.value] = class_facts(node, self.qualify, self._classes)
-        return self._classes
+    def _class_facts(self, name: str) -> ClassFacts | None:
+        """The facts of the module-level class ``name`` (the last of that name), on top of its
+        bases' in the module, read on first need."""
+        if name in self._classes:
+            return self._classes[name]
+        node = next((c for c in reversed(self.index.classes) if c.name.value == name), None)
+        self._classes[name] = None  # a class that names itself as a base reads no facts of it
+        if node is None or self.qualify is None:
+            return None
+        known = {}
+        for base in node.bases:
+            if isinstance(base.value, cst.Name):
+                inherited = self._class_facts(base.value.value)
+                if inherited is not None:
+                    known[base.value.value] = inherited
+        facts = self._classes[name] = class_facts(node, self.qualify, known)
+        return facts
 
     def _no_tensor(self, value: object, caller: cst.FunctionDef | None, seen: set[str]) -> bool:
         """Whether ``value``, passed from ``caller``, is certainly no tensor."""
