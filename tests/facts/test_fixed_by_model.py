@@ -270,6 +270,8 @@ class Stack(nn.Module):
         "s = torch.stack([blk(x) for blk in self.blocks], dim=1)\n        if s.shape[1] > 2:\n            pass",
         "s = torch.stack(tuple(blk(x) for blk in self.blocks))\n        for h in s:\n            pass",
         "names = list(columns)\n        e = torch.relu(x).reshape(len(names), -1)\n        parts = e.unbind(0)",
+        "names = list(columns)\n        e = torch.relu(x)\n"
+        "        parts = e.reshape(len(names), -1, *e.shape[1:]).unbind(0)",
     ],
 )
 def test_a_python_sequences_length_is_static(use):
@@ -281,6 +283,7 @@ def test_a_python_sequences_length_is_static(use):
     [
         ("s = torch.cat([blk(x) for blk in self.blocks])\n        hints = s.unbind(0)", "ZL204"),  # a sum of sizes
         ("s = torch.stack(xs)\n        if s.shape[0] > 2:\n            pass", "ZL103"),  # xs may be a tensor
+        ("e = torch.relu(x)\n        parts = e.reshape(e.shape[0] // 2, -1, *e.shape[1:]).unbind(0)", "ZL204"),
         ("s = torch.stack([blk(x) for blk in self.blocks], dim=1)\n        if s.shape[0] > 2:\n            pass",
          "ZL103"),  # the batch beside the stacked dim
     ],

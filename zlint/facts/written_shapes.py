@@ -52,11 +52,27 @@ def written_dims(
         return rearranged_dims(node, receiver)
     if name := _torch_function(node, qualify):
         if name in _SHAPE_FACTORIES:
-            return _fixed_positions(_shape_arguments(node), static)
+            return _fixed_positions(_shape_arguments(node), static) or _around_star(node, static)
         return _stacked_dim(node, sequence) if name == "stack" else frozenset()
     if isinstance(func, cst.Attribute) and func.attr.value in _SHAPE_METHODS:
-        return _fixed_positions(_shape_arguments(node), static)
+        return _fixed_positions(_shape_arguments(node), static) or _around_star(node, static)
     return frozenset()
+
+
+def _around_star(node: cst.Call, static: Static = None) -> frozenset[int]:
+    """``x.reshape(len(columns), -1, *x.shape[1:])``: the sizes written before the first starred
+    argument sit at known places from the front, those after the last one from the back."""
+    args = [a for a in node.args if a.keyword is None]
+    if len(args) == 1 and isinstance(args[0].value, (cst.Tuple, cst.List)):
+        items = [(isinstance(e, cst.StarredElement), e.value) for e in args[0].value.elements]
+    else:
+        items = [(bool(a.star), a.value) for a in args]
+    stars = [i for i, (star, _) in enumerate(items) if star]
+    if not stars:
+        return frozenset()
+    front = {i for i, (_, dim) in enumerate(items[: stars[0]]) if is_written_size(dim, static)}
+    back = items[stars[-1] + 1:]
+    return frozenset(front | {i - len(back) for i, (_, dim) in enumerate(back) if is_written_size(dim, static)})
 
 
 def rearranged_dims(node: cst.Call, receiver: frozenset[int]) -> frozenset[int]:
