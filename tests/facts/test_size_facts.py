@@ -441,7 +441,6 @@ def test_dims_written_where_the_tensor_is_built_are_static(body):
         "p = z.expand(3, z.shape[0], -1)\nif p.shape[1] == 4:\n    pass",  # the size beside the literal
         "p = z.expand(3, z.shape[0], -1)\nif p.shape[2] > 4:\n    pass",  # -1 keeps the input's size
         "p = z.view(torch.float16)\nif p.shape[0] > 4:\n    pass",  # a dtype, not a shape
-        "p = torch.stack(list(z))\nif p.shape[0] > 4:\n    pass",  # a list as long as the input
         "p = torch.zeros(*z.shape)\nif p.shape[0] > 4:\n    pass",  # starred: positions unknown
         "p = z.reshape(z.shape[0], -1)\nif p.shape[1] > 4:\n    pass",  # -1 is inferred
         "p = z.expand(3, z.shape[0], -1).flatten(0, 1)\nif p.shape[0] > 4:\n    pass",  # reshaped again

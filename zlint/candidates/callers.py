@@ -14,8 +14,14 @@ import ast
 
 from zlint.candidates.summary import FunctionSummary, Unit
 from zlint.candidates.values import FUNCTIONS
-from zlint.candidates.walk import assigned_targets, call_arguments, callee_name
-from zlint.facts.vocabulary import PYTHON_BUILTINS, SIZE_ATTRIBUTES, SIZE_METHODS
+from zlint.candidates.walk import assigned_targets, call_arguments, callee_name, is_self_attribute
+from zlint.facts.vocabulary import (
+    PYTHON_BUILTINS,
+    REARRANGING_METHODS,
+    SHAPE_KEEPING_METHODS,
+    SIZE_ATTRIBUTES,
+    SIZE_METHODS,
+)
 
 #: calls :func:`zlint.facts.tensor_evidence.is_plain_value` takes for a Python value
 _PLAIN_METHODS = frozenset({"astype", "numpy", "tobytes", "ravel", "tolist"})
@@ -24,6 +30,8 @@ _PLAIN_BUILTINS = frozenset({"slice", "list", "tuple", "dict", "set", "str", "ra
 _UNKNOWN = object()
 #: a parameter left to its default (whatever the default is: never a witness)
 _DEFAULT = object()
+#: attributes whose value may be a parameter whatever holds them (zlint.facts.parameters)
+_PARAMETER_ATTRIBUTES = frozenset({"weight", "bias", "grad", "data"})
 
 
 def indexed(unit: Unit, tree: ast.AST) -> bool:
@@ -161,6 +169,34 @@ def _certainly_no_plain_value(value: object, caller: _Caller | None, seen: froze
     return isinstance(value, (ast.Compare, ast.BoolOp, ast.Lambda, ast.GeneratorExp, ast.Await))
 
 
+def _certainly_no_parameter(value: object, caller: _Caller | None, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the facts certainly find ``value``, passed from ``caller`` (None: unknown), holds
+    no parameter or buffer (:meth:`zlint.facts.call_sites.CallSites._parameter` is False for it;
+    ``None`` counts as one, it leaves the fact standing)."""
+    if value is _UNKNOWN:
+        return True
+    if isinstance(value, ast.Constant):
+        return value.value is not None
+    if isinstance(value, ast.Name):
+        if value.id == "None" or caller is None or value.id in seen or value.id in caller.parameters:
+            return caller is not None and value.id in seen
+        values = caller.bindings.get(value.id, [])
+        return not values or any(v is None or _certainly_no_parameter(v, caller, seen | {value.id}) for v in values)
+    if isinstance(value, ast.Attribute):
+        # x.weight, p.grad, self.table: what zlint.facts.parameters may take for a parameter
+        return value.attr not in _PARAMETER_ATTRIBUTES and not (
+            isinstance(value.value, ast.Name) and value.value.id == "self"
+        )
+    if isinstance(value, ast.Subscript):  # self.blocks[name]
+        return not is_self_attribute(value.value)
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in (SHAPE_KEEPING_METHODS | REARRANGING_METHODS):
+            return _certainly_no_parameter(func.value, caller, seen)
+        return True
+    return True
+
+
 def _own_calls(function: ast.AST, name: str) -> set[int]:
     """The ids of the calls of ``name`` written in ``function`` itself, not in a nested scope."""
     found: set[int] = set()
@@ -210,7 +246,11 @@ def witnesses(
             sites += 1
             passed = _passed(unit.node, call, method)
             where = reader if id(call) in own else None
-            witnessed = {p for p in left if _certainly_no_plain_value(passed.get(p, _UNKNOWN), where)}
+            witnessed = {
+                p for p in left
+                if _certainly_no_plain_value(passed.get(p, _UNKNOWN), where)
+                and _certainly_no_parameter(passed.get(p, _UNKNOWN), where)
+            }
             if witnessed:
                 left -= witnessed
                 if caller is not None:

@@ -201,8 +201,11 @@ class _Lookups:
         self.owner: dict[int, Unit] = {}  # id(summary) -> its unit
         self.mentions: dict[str, list[Unit]] = {}  # the word index, filled on first use
         self.call_sites: dict[int, set[int]] = {}  # id(unit) -> its call-site context
+        self.classes: dict[str, ast.ClassDef] = {}  # the classes that hold units, by name
         for unit in units:
             self.owner[id(unit.summary)] = unit
+            for cls in unit.classes:
+                self.classes.setdefault(cls.name, cls)
             if unit.classes:
                 self.methods.setdefault((unit.classes[-1].name, unit.node.name), []).append(unit)
                 self.members.setdefault(id(unit.classes[-1]), []).append(unit)
@@ -248,9 +251,12 @@ def _context(
     # class reads (layers, parameters, containers), and the forward() of the same-module classes
     # those instantiate
     attributes: dict[int, set[str]] = {}  # id(class) -> the self.<attr> its kept functions read
-    for unit in read:
+    # a caller's `self.<attr>` may be the parameter it passes (zlint.facts.call_sites)
+    for unit in [*read, *(u for u in units if id(u) in callers)]:
         if unit.classes:
-            attributes.setdefault(id(unit.classes[-1]), set()).update(unit.summary.self_reads)
+            # a class's facts start from those of its bases in the module (zlint.facts.modules)
+            for cls in _with_bases(unit.classes[-1], lookups.classes):
+                attributes.setdefault(id(cls), set()).update(unit.summary.self_reads)
     for key, names in attributes.items():
         for member in members.get(key, ()):
             values = member.summary.self_writes(names)
@@ -260,6 +266,19 @@ def _context(
                     if isinstance(value, ast.Call):
                         kept.update(id(u) for u in methods.get((callee_name(value), "forward"), ()))
     return kept | callers
+
+
+def _with_bases(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:
+    """``cls`` and its bases among ``classes`` (by name), transitively."""
+    found = [cls]
+    todo = [cls]
+    while todo:
+        for base in todo.pop().bases:
+            other = classes.get(base.id) if isinstance(base, ast.Name) else None
+            if other is not None and all(other is not f for f in found):
+                found.append(other)
+                todo.append(other)
+    return found
 
 
 def _call_site_context(

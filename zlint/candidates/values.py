@@ -184,11 +184,13 @@ class ValueReadings:
     def self_writes(self, names: Iterable[str]) -> list[ast.AST]:
         """The values it assigns to ``self.<attr>`` for an ``attr`` in ``names`` where a class's
         facts read them (a call: a layer, a parameter, a submodule, a container constructor; a
-        container literal), and the calls registering a buffer/parameter of such a name."""
+        container literal; any value outside ``__init__``, which makes the attribute state that
+        may change between calls), and the calls registering a buffer/parameter of such a name."""
         wanted = frozenset(names)
         found: list[ast.AST] = []
-        for node in self.of(ast.Assign, ast.AnnAssign):
-            if not isinstance(node.value, (ast.Call, *_CONTAINER_LITERALS)):
+        anywhere = isinstance(self.node, FUNCTIONS) and self.node.name != "__init__"
+        for node in self.of(ast.Assign, ast.AnnAssign, ast.AugAssign):
+            if node.value is None or not (anywhere or isinstance(node.value, (ast.Call, *_CONTAINER_LITERALS))):
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(is_self_attribute(t) and t.attr in wanted for t in targets):

@@ -1,4 +1,5 @@
-"""What the callers in the same module pass: parameters that no caller fills with a tensor.
+"""What the callers in the same module pass: parameters that no caller fills with a tensor, and
+tensor parameters that every caller fills with a parameter or buffer.
 
 ``seq2img(seq, p, hidden_states.shape)`` as the only call of ``seq2img`` says its ``shape`` is a
 ``torch.Size``, whatever the annotation claims, so ``isinstance(shape, torch.Tensor)`` there is a
@@ -9,6 +10,13 @@ a non-tensor, an unannotated parameter of the caller named as a list (``spatial_
 it never rebinds, or a parameter of the caller that is no tensor by this same rule) or leaves the
 parameter to a default of that kind. One call that passes anything else (a tensor, or a value
 zlint cannot read) keeps the parameter as it was: evidence for a tensor wins over its absence.
+
+A tensor parameter is *static-shaped* when every call fills it with a parameter or buffer
+(:func:`zlint.facts.parameters.holds_parameter` on the caller's class: ``self.rel_pos_h``,
+``self.proj.weight``, a name bound only to one, a parameter of the caller that is static-shaped by
+this same rule) or with ``None``, and at least one with a parameter; unless some call hands the
+function an input's size (``x.shape[1]``, a name unpacked from a shape), which the function then
+fits the tensor to.
 
 Scope: calls in the same module only. A module-level function called by its name ``f(...)`` or
 through an attribute its class binds to it (``self.core = f`` ... ``self.core(...)``), a method
@@ -26,8 +34,9 @@ from collections.abc import Callable
 import libcst as cst
 
 from zlint.cst.batched import visit
-from zlint.facts.helpers import FunctionIndex
-from zlint.facts.modules import self_attribute
+from zlint.facts.helpers import FunctionIndex, syntactic_size, unpacks_shape
+from zlint.facts.modules import ClassFacts, class_facts, self_attribute
+from zlint.facts.parameters import PARAMETER, holds_parameter
 from zlint.facts.tensor_evidence import is_plain_value
 from zlint.facts.vocabulary import CALL_SITE_DEPTH, PYTHON_BUILTINS, SIZE_ATTRIBUTES, SIZE_METHODS
 
@@ -37,14 +46,32 @@ LIST_SUFFIXES = ("_list", "_lists")
 _UNKNOWN = object()
 
 Annotation = Callable[[cst.BaseExpression], bool]
+Qualify = Callable[[cst.BaseExpression], str | None]
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _reads_self(node: cst.BaseExpression) -> bool:
+    """``self.x``, ``self.x[k]``, ``self.x.float()``: a chain that starts at ``self``."""
+    while True:
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            return isinstance(node, cst.Name) and node.value == "self"
 
 
 class _Site:
-    """One call of an indexed function: the caller and what it passes to each parameter."""
+    """One call of an indexed function: the caller (and its class) and what it passes to each
+    parameter."""
 
-    def __init__(self, caller: cst.FunctionDef | None, passed: dict[str, object]) -> None:
+    def __init__(self, caller: cst.FunctionDef | None, passed: dict[str, object], cls: str | None = None) -> None:
         self.caller = caller
         self.passed = passed  # parameter name -> argument expression, or _UNKNOWN
+        self.cls = cls  # the class whose body the call is written in (what its `self` is)
 
 
 def _parameters(function: cst.FunctionDef, bound: bool) -> list[cst.Param]:
@@ -152,7 +179,7 @@ class _Collect(cst.CSTVisitor):
                 target = self.index.functions.get(alias)
         if target is not None:
             self.allowed.add(id(func))
-            self.sites.setdefault(id(target), []).append(_Site(caller, _passed(target, node, bound)))
+            self.sites.setdefault(id(target), []).append(_Site(caller, _passed(target, node, bound), cls))
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.index.functions and id(node) not in self.allowed:
@@ -172,9 +199,17 @@ class _Collect(cst.CSTVisitor):
 class CallSites:
     """Per function of one module: the parameters every call in the module fills with no tensor."""
 
-    def __init__(self, module: cst.Module, index: FunctionIndex, non_tensor_annotation: Annotation) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        index: FunctionIndex,
+        non_tensor_annotation: Annotation,
+        qualify: Qualify | None = None,
+    ) -> None:
         self.index = index
         self.non_tensor_annotation = non_tensor_annotation
+        self.qualify = qualify
+        self._classes: dict[str, ClassFacts | None] = {}  # the module's classes, read on first need
         collect = _Collect(index)
         visit(module, collect)
         self._sites: dict[int, list[_Site]] = {}
@@ -187,6 +222,7 @@ class CallSites:
                 if name not in collect.escaped_attrs:
                     self._add(function, collect.sites)
         self._found: dict[int, set[str]] = {key: set() for key in self._sites}
+        self._fixed: dict[int, set[str]] = {key: set() for key in self._sites}
         for _ in range(CALL_SITE_DEPTH):
             if not self._round():
                 break
@@ -200,20 +236,130 @@ class CallSites:
         """The parameters of ``function`` that no call in the module fills with a tensor."""
         return frozenset(self._found.get(id(function), ()))
 
+    def static_shaped(self, function: cst.FunctionDef) -> frozenset[str]:
+        """The parameters of ``function`` that every call in the module fills with a parameter or
+        buffer (or leaves None), in a function no call hands an input's size: one that is handed
+        both (``get_rel_pos(q_size, k_size, self.rel_pos_h)`` with ``q_size`` from ``q.shape``)
+        fits the table to that size, and what it compares the table's dims with varies with it
+        (measured on torch 2.13: ``Ne(2*s0 - 1, 7)`` as the query length varies)."""
+        fixed = self._fixed.get(id(function))
+        if not fixed:
+            return frozenset()
+        sites = self._sites.get(id(function), ())
+        if any(self._sized(v, s.caller, 1, frozenset()) for s in sites for v in s.passed.values()):
+            return frozenset()
+        return frozenset(fixed)
+
+    def _sized(
+        self, value: object, caller: cst.FunctionDef | None, depth: int, seen: frozenset[tuple[int, str]]
+    ) -> bool:
+        """``value``, passed from ``caller`` (``depth`` calls up), may be an input's size:
+        ``x.shape[1]``, ``x.size(1)``, a name the caller unpacks from a shape (or from a value that
+        may hold sizes) or binds to such a value, a parameter of the caller that one of its calls
+        hands such a value (up to :data:`CALL_SITE_DEPTH` calls up), arithmetic on or a tuple of
+        these."""
+        if not isinstance(value, cst.BaseExpression):
+            return False
+        if syntactic_size(value) or unpacks_shape(value):
+            return True
+        if isinstance(value, cst.BinaryOperation):
+            return self._sized(value.left, caller, depth, seen) or self._sized(value.right, caller, depth, seen)
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return any(self._sized(e.value, caller, depth, seen) for e in value.elements)
+        if not isinstance(value, cst.Name) or caller is None or (id(caller), value.value) in seen:
+            return False  # a cycle adds no value of its own
+        name = value.value
+        seen = seen | {(id(caller), name)}
+        bound = [*self.index.unpacked(caller, name), *(v for v in self.index.bindings(caller, name) if v is not None)]
+        if any(self._sized(v, caller, depth, seen) for v in bound):
+            return True
+        params = caller.params
+        if depth >= CALL_SITE_DEPTH or not any(
+            p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        ):
+            return False
+        return any(self._sized(s.passed.get(name), s.caller, depth + 1, seen) for s in self._sites.get(id(caller), ()))
+
     def _round(self) -> bool:
         """One more call up every chain: each round reads only the previous round's facts, so
         the facts after :data:`CALL_SITE_DEPTH` rounds read no caller more than that many calls up (the
         candidate stage keeps exactly those)."""
         grown: dict[int, set[str]] = {}
+        fixed: dict[int, set[str]] = {}
         for key, sites in self._sites.items():
             for name in sites[0].passed:
-                if name in self._found[key]:
-                    continue
-                if all(self._no_tensor(s.passed[name], s.caller, set()) for s in sites):
+                if name not in self._found[key] and all(
+                    self._no_tensor(s.passed[name], s.caller, set()) for s in sites
+                ):
                     grown.setdefault(key, set()).add(name)
+                if name not in self._fixed[key] and self.qualify is not None and self._all_parameters(sites, name):
+                    fixed.setdefault(key, set()).add(name)
         for key, names in grown.items():
             self._found[key] |= names
-        return bool(grown)
+        for key, names in fixed.items():
+            self._fixed[key] |= names
+        return bool(grown or fixed)
+
+    def _all_parameters(self, sites: list[_Site], name: str) -> bool:
+        """Every call fills ``name`` with a parameter or buffer or with None, one at least with one."""
+        found = False
+        for site in sites:
+            held = self._parameter(site.passed[name], site.caller, site.cls, frozenset())
+            if held is False:
+                return False
+            found = found or held is True
+        return found
+
+    def _parameter(
+        self, value: object, caller: cst.FunctionDef | None, cls: str | None, seen: frozenset[str]
+    ) -> bool | None:
+        """True when ``value``, passed from ``caller`` in class ``cls``, holds a parameter or buffer
+        (:func:`zlint.facts.parameters.holds_parameter`, its names read from the caller's
+        bindings and parameters); None for ``None``, passed or left to as a default; else False."""
+        if isinstance(value, _Default):
+            return None if _is_none(value.value) else False
+        if not isinstance(value, cst.BaseExpression):
+            return False
+        if _is_none(value):
+            return None
+        # only `self.<attr>` (and entries and methods of it) reads the class's registrations
+        facts = self._class_facts(cls) if cls is not None and _reads_self(value) else None
+
+        def held(name: str) -> str | None:
+            return PARAMETER if caller is not None and self._name_parameter(name, caller, cls, seen) else None
+
+        return holds_parameter(value, held, facts)
+
+    def _name_parameter(self, name: str, caller: cst.FunctionDef, cls: str | None, seen: frozenset[str]) -> bool:
+        """``name`` in ``caller`` holds a parameter: a parameter of the caller that every call
+        fills with one (the previous rounds' facts), or a local bound only to such values."""
+        if name in seen:
+            return False
+        params = caller.params
+        if any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params)):
+            return name in self._fixed.get(id(caller), ()) and not self.index.bindings(caller, name)
+        values = self.index.bindings(caller, name)
+        return bool(values) and all(
+            v is not None and self._parameter(v, caller, cls, seen | {name}) is True for v in values
+        )
+
+    def _class_facts(self, name: str) -> ClassFacts | None:
+        """The facts of the module-level class ``name`` (the last of that name), on top of its
+        bases' in the module, read on first need."""
+        if name in self._classes:
+            return self._classes[name]
+        node = next((c for c in reversed(self.index.classes) if c.name.value == name), None)
+        self._classes[name] = None  # a class that names itself as a base reads no facts of it
+        if node is None or self.qualify is None:
+            return None
+        known = {}
+        for base in node.bases:
+            if isinstance(base.value, cst.Name):
+                inherited = self._class_facts(base.value.value)
+                if inherited is not None:
+                    known[base.value.value] = inherited
+        facts = self._classes[name] = class_facts(node, self.qualify, known)
+        return facts
 
     def _no_tensor(self, value: object, caller: cst.FunctionDef | None, seen: set[str]) -> bool:
         """Whether ``value``, passed from ``caller``, is certainly no tensor."""

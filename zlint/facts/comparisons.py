@@ -15,7 +15,7 @@ import libcst as cst
 
 from zlint.cst.batched import visit
 from zlint.facts.lattice import MASK, Fact, Kind, Versus
-from zlint.facts.literals import int_literal, number_literal
+from zlint.facts.literals import int_literal, number_literal, source_text
 
 #: Names of attributes and variables that hold a fixed width: a size compared with one is a dim
 #: the model fixes (channels, hidden size, heads), not one that varies.
@@ -95,6 +95,8 @@ class ComparisonFacts:
             if mine is Kind.SIZE:
                 value = number_literal(other_node)
                 if value is not None:
+                    if _decided_for_positive(self.fact(own_node), op if own_node is left else _flip(op), value):
+                        return None  # `rest = k - n % k; if rest > 0:` is always true
                     return self._versus_value(own_node, op if own_node is left else _flip(op), value)
                 if self._kind(other_node) is Kind.STATIC:
                     # num_patches == num_positions (a parameter's dim): a constant the size meets
@@ -119,7 +121,7 @@ class ComparisonFacts:
             visit(function.body, finder)
             found = self._enumerations[id(function)] = frozenset(t for t, v in finder.values.items() if len(v) >= 2)
         # `num_frames == 2 ... == 4`: the name says the dim varies, so the values are sizes
-        return any(_text(n) in found and not _names_extent(n) for n in sides)
+        return any(source_text(n) in found and not _names_extent(n) for n in sides)
 
     def _is_threshold(self, node: cst.BaseExpression) -> bool:
         """A value a size can be compared with as a threshold: a config attribute, parameter,
@@ -186,14 +188,25 @@ def _flip(op: cst.BaseCompOp) -> cst.BaseCompOp:
     return flipped() if flipped is not None else op
 
 
+def _decided_for_positive(fact: Fact | None, op: cst.BaseCompOp, value: float) -> bool:
+    """``size op value`` has one answer for every size at least 1 (:attr:`Fact.positive`):
+    ``> 0``, ``>= 1``, ``!= 0`` always hold, ``== 0``, ``< 1``, ``<= 0`` never do. Measured on
+    torch 2.13: ``gap = K - (P + L % K) % K; if gap > 0:`` adds no graph and no guard by default,
+    under ``mark_unbacked`` and under ``backed_size_oblivious``; ``rest = T % 4; if rest > 0:``
+    adds one in each mode."""
+    if fact is None or not fact.positive:
+        return False
+    if value == 0:
+        return isinstance(op, (cst.GreaterThan, cst.NotEqual, cst.Equal, cst.LessThanEqual))
+    if value == 1:
+        return isinstance(op, (cst.GreaterThanEqual, cst.LessThan))
+    return False
+
+
 def _names_extent(node: cst.BaseExpression) -> bool:
     """``num_frames``, ``seq_len``: a name for an extent that varies with the input."""
     name = _identifier(node)
     return bool(name) and bool(set(name.lower().split("_")) & (VARYING_WORDS | LIMIT_WORDS))
-
-
-def _text(node: cst.BaseExpression) -> str:
-    return " ".join(cst.Module([]).code_for_node(node).split())
 
 
 class _Enumerations(cst.CSTVisitor):
@@ -214,16 +227,16 @@ class _Enumerations(cst.CSTVisitor):
                 for own, other in ((left, right), (right, left)):
                     value = int_literal(other)
                     if value in CATEGORY_VALUES and int_literal(own) is None:
-                        self.values.setdefault(_text(own), set()).add(value)
+                        self.values.setdefault(source_text(own), set()).add(value)
             elif isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
                 values = {int_literal(e.value) for e in right.elements}
                 if values and all(v in CATEGORY_VALUES for v in values):
-                    self.values.setdefault(_text(left), set()).update(values)  # type: ignore[arg-type]
+                    self.values.setdefault(source_text(left), set()).update(values)  # type: ignore[arg-type]
             left = right
 
 
 def _short(node: cst.BaseExpression) -> str:
-    text = _text(node)
+    text = source_text(node)
     return text if len(text) <= 30 else text[:27] + "..."
 
 

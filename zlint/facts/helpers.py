@@ -52,6 +52,36 @@ def _assignments(function: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressio
     return found
 
 
+def unpacks_shape(value: cst.BaseExpression) -> bool:
+    """``x.shape``, ``x.size()``, ``x.shape[1:]``: what ``b, n, c = ...`` unpacks into sizes."""
+    if isinstance(value, cst.Subscript):
+        value = value.value
+    if isinstance(value, cst.Attribute):
+        return value.attr.value == "shape"
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and (
+        value.func.attr.value == "size" and not value.args
+    )
+
+
+def _unpacked(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """The names ``function`` binds by unpacking a value (``B, H, C = q.shape``, ``q_h, q_w =
+    q_size``), with the values they are unpacked from."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+    todo: list[cst.CSTNode] = [function.body]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for statement in current.body:
+                if isinstance(statement, cst.Assign):
+                    for target in statement.targets:
+                        if isinstance(target.target, (cst.Tuple, cst.List)):
+                            for name in assigned_names(target.target):
+                                found.setdefault(name, []).append(statement.value)
+        elif isinstance(current, BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
+            todo.extend(statement_children(current))
+    return found
+
+
 def syntactic_size(value: cst.BaseExpression | None) -> bool:
     """``x.shape[i]``, ``x.size(i)``, ``x.numel()``: a size whatever ``x`` is."""
     if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index):
@@ -86,16 +116,20 @@ class FunctionIndex:
     def __init__(self, module: cst.Module) -> None:
         self.functions: dict[str, cst.FunctionDef] = {}
         self.methods: dict[str, dict[str, cst.FunctionDef]] = {}
+        #: the module-level classes, in source order
+        self.classes: list[cst.ClassDef] = []
         for statement in module.body:
             if isinstance(statement, cst.FunctionDef):
                 self.functions[statement.name.value] = statement
             elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+                self.classes.append(statement)
                 self.methods[statement.name.value] = {
                     s.name.value: s for s in statement.body.body if isinstance(s, cst.FunctionDef)
                 }
         self._returns: dict[int, list[cst.BaseExpression | None]] = {}
         self._plain: dict[int, frozenset[str]] = {}
         self._bindings: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
+        self._unpacked: dict[int, dict[str, list[cst.BaseExpression]]] = {}
 
     def bindings(self, function: cst.FunctionDef, name: str) -> list[cst.BaseExpression | None]:
         """The values ``function`` binds ``name`` to in its body (None for a binding whose value
@@ -105,6 +139,14 @@ class FunctionIndex:
             found = self._bindings[id(function)] = {}
             for target, value in _assignments(function):
                 found.setdefault(target, []).append(value)
+        return found.get(name, [])
+
+    def unpacked(self, function: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
+        """The values ``function`` unpacks ``name`` from (``B, H, C = q.shape``: ``q.shape`` for
+        ``H``)."""
+        found = self._unpacked.get(id(function))
+        if found is None:
+            found = self._unpacked[id(function)] = _unpacked(function)
         return found.get(name, [])
 
     def container_returns(self, function: cst.FunctionDef) -> str | None:

@@ -55,6 +55,9 @@ class Fact:
     bound: int | None = None
     #: SIZE: a remainder (``n % k``, also through a name): compared with 0 it tests divisibility
     remainder: bool = False
+    #: SIZE: at least 1 by construction (``k - n % k`` lies in [1, k]): compared with 0 its answer
+    #: never changes, and dynamo's value ranges decide it without a guard
+    positive: bool = False
     #: TENSORS: positions of the tuple that hold plain Python values (a forward that returns
     #: ``hidden, lengths`` with ``lengths = [...]``)
     plain: frozenset[int] = frozenset()
@@ -68,6 +71,7 @@ MASK = Fact(Kind.TENSOR, boolean=True)
 CONTAINER = Fact(Kind.CONTAINER)
 TENSORS = Fact(Kind.TENSORS)
 REMAINDER = Fact(Kind.SIZE, remainder=True)
+POSITIVE = Fact(Kind.SIZE, positive=True)
 STATIC = Fact(Kind.STATIC)
 
 

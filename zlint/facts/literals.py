@@ -25,3 +25,9 @@ def int_literal(node: cst.BaseExpression | None) -> int | None:
     """The value of an int literal (``-1`` included), else None."""
     value = number_literal(node)
     return value if isinstance(value, int) else None
+
+
+def source_text(node: cst.CSTNode) -> str:
+    """The code of ``node`` with its whitespace collapsed: two spellings of the same expression
+    (``self.k`` and ``self.k``) read alike."""
+    return " ".join(cst.Module([]).code_for_node(node).split())

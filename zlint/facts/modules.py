@@ -27,6 +27,8 @@ CHANNEL_LAYERS = frozenset(
 )
 #: torch.nn layers whose input and output last dim is the feature dim
 FEATURE_LAYERS = frozenset({"Linear", "LazyLinear", "LayerNorm", "RMSNorm", "Bilinear"})
+#: torch.nn layers whose output's last dim is the embedding width (their input holds indices)
+EMBEDDING_LAYERS = frozenset({"Embedding", "EmbeddingBag"})
 #: torch.nn layers that return a tuple, not a tensor
 TUPLE_LAYERS = frozenset(
     {"LSTM", "GRU", "RNN", "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
@@ -41,7 +43,8 @@ PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.ParameterL
 class ClassFacts:
     """The ``self.<attr>`` names of one class: layer kind per attribute, and parameters/buffers."""
 
-    #: attr -> "channels", "features", "tensor" (another torch.nn layer returning a tensor) or
+    #: attr -> "channels", "features", "embedding" (only its output's last dim is fixed), "tensor"
+    #: (another torch.nn layer returning a tensor) or
     #: "module" (another class instantiated: a tensor when called with a tensor)
     layers: dict[str, str] = field(default_factory=dict)
     parameters: frozenset[str] = frozenset()
@@ -49,10 +52,15 @@ class ClassFacts:
     classes: dict[str, str] = field(default_factory=dict)
     #: attrs holding an ``nn.ParameterDict``/``nn.ParameterList``
     parameter_containers: frozenset[str] = frozenset()
+    #: the class is itself a channel or feature layer: it subclasses one (``channels``/``features``)
+    layer: str | None = None
+    #: ``self.<attr>`` its methods other than ``__init__`` assign: state that may change between
+    #: calls (a cache), not a constant of the module
+    state: frozenset[str] = frozenset()
 
 
 def layer_kind(qualified: str | None) -> str | None:
-    """``channels``/``features``/``tensor`` for a ``torch.nn.<Layer>`` class, else None."""
+    """``channels``/``features``/``embedding``/``tensor`` for a ``torch.nn.<Layer>`` class, else None."""
     if not qualified or not qualified.startswith("torch.nn."):
         return None
     last = qualified.rsplit(".", 1)[-1]
@@ -62,6 +70,8 @@ def layer_kind(qualified: str | None) -> str | None:
         return "channels"
     if last in FEATURE_LAYERS:
         return "features"
+    if last in EMBEDDING_LAYERS:
+        return "embedding"
     return "tensor"
 
 
@@ -85,26 +95,75 @@ def self_attribute(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def class_facts(node: cst.ClassDef, qualify: Callable[[cst.BaseExpression], str | None]) -> ClassFacts:
-    """Reads the assignments to ``self.<attr>`` and the buffer registrations of ``node``."""
+def class_facts(
+    node: cst.ClassDef, qualify: Callable[[cst.BaseExpression], str | None],
+    known: dict[str, ClassFacts] | None = None,
+) -> ClassFacts:
+    """Reads the assignments to ``self.<attr>`` and the buffer registrations of ``node``, on top
+    of what its bases among ``known`` (the module's classes read so far) register: a subclass's
+    ``self.boft_P`` is the buffer its base's ``update_layer`` registered."""
+    known = known or {}
     layers: dict[str, str] = {}
     parameters: set[str] = set()
     classes: dict[str, str] = {}
     containers: set[str] = set()
-    todo: list[cst.CSTNode] = [node.body]
+    state: set[str] = set()
+    for base in node.bases:
+        inherited = known.get(base.value.value) if isinstance(base.value, cst.Name) else None
+        if inherited is not None:
+            layers.update(inherited.layers)
+            parameters |= inherited.parameters
+            classes.update(inherited.classes)
+            containers |= inherited.parameter_containers
+            state |= inherited.state
+    local_layers = {name: facts.layer for name, facts in known.items() if facts.layer is not None}
+    todo: list[tuple[cst.CSTNode, str | None]] = [(node.body, None)]
     while todo:
-        current = todo.pop()
+        current, method = todo.pop()
         if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for statement in current.body:
-                _read(statement, qualify, layers, parameters, classes, containers)
+                _read(statement, qualify, layers, parameters, classes, containers, local_layers)
+                if method not in (None, "__init__"):
+                    state.update(_self_targets(statement))
         elif isinstance(current, BLOCKS) and not isinstance(current, cst.ClassDef):
-            todo.extend(statement_children(current))
-    return ClassFacts(layers, frozenset(parameters), classes, frozenset(containers))
+            # the method directly in the class counts (a def nested in __init__ is __init__'s)
+            inner = current.name.value if isinstance(current, cst.FunctionDef) and method is None else method
+            todo.extend((child, inner) for child in statement_children(current))
+    return ClassFacts(
+        layers, frozenset(parameters), classes, frozenset(containers), _own_kind(node, qualify, known),
+        frozenset(state),
+    )
+
+
+def _self_targets(statement: cst.BaseSmallStatement) -> list[str]:
+    """The ``self.<attr>`` a statement assigns (``=``, ``+=``, annotated)."""
+    if isinstance(statement, cst.Assign):
+        targets = [t.target for t in statement.targets]
+    elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+        targets = [statement.target]
+    else:
+        return []
+    return [attr for attr in map(self_attribute, targets) if attr is not None]
+
+
+def _own_kind(
+    node: cst.ClassDef, qualify: Callable[[cst.BaseExpression], str | None], known: dict[str, ClassFacts]
+) -> str | None:
+    """``channels``/``features`` for a class that subclasses such a ``torch.nn`` layer (directly or
+    through a class of the module): its weights fix the same dims, whatever its ``forward`` adds
+    (``class SafeConv3d(nn.Conv3d)`` that splits the input in time)."""
+    for base in node.bases:
+        kind = layer_kind(qualify(base.value))
+        if kind is None and isinstance(base.value, cst.Name) and base.value.value in known:
+            kind = known[base.value.value].layer
+        if kind in ("channels", "features"):
+            return kind
+    return None
 
 
 def _read(
     statement: cst.BaseSmallStatement, qualify, layers: dict[str, str], parameters: set[str], classes: dict[str, str],
-    containers: set[str],
+    containers: set[str], local_layers: dict[str, str],
 ) -> None:
     if isinstance(statement, cst.Assign):
         pairs = [(t.target, statement.value) for t in statement.targets]
@@ -129,6 +188,9 @@ def _read(
         if attr is None or not isinstance(value, cst.Call):
             continue
         qual = qualify(value.func)
+        if isinstance(value.func, cst.Name) and value.func.value in local_layers:
+            layers[attr] = local_layers[value.func.value]  # self.conv = SafeConv3d(...)
+            continue
         if qual in PARAMETER_TYPES:
             parameters.add(attr)
             continue

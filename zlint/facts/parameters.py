@@ -19,7 +19,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from zlint.facts.modules import ClassFacts
-from zlint.facts.written_shapes import REARRANGING_METHODS, SHAPE_KEEPING_METHODS
+from zlint.facts.vocabulary import REARRANGING_METHODS, SHAPE_KEEPING_METHODS
 
 #: what a name holds: one parameter, or one entry of ``param_groups``
 PARAMETER, PARAM_GROUP = "parameter", "param_group"
@@ -74,15 +74,28 @@ def iterated(node: cst.BaseExpression, held: Held, cls: ClassFacts | None) -> tu
 
 
 def _self_parameter(node: cst.Attribute, cls: ClassFacts | None) -> bool:
-    """``self.table`` registered as a parameter/buffer, or ``self.<...>.weight/.bias``."""
-    root = node.value
-    while isinstance(root, cst.Attribute):
-        root = root.value
-    if not (isinstance(root, cst.Name) and root.value == "self"):
-        return False
+    """``self.table`` registered as a parameter/buffer, or the ``.weight``/``.bias`` of a module
+    reached from ``self`` through attributes, container entries and method calls
+    (``self.proj.weight``, ``self.lora_A[name].weight``, ``self.get_base_layer().weight``)."""
     if node.attr.value in {"weight", "bias"}:
-        return True
-    return node.value is root and cls is not None and node.attr.value in cls.parameters
+        return _reached_from_self(node.value)
+    return (
+        isinstance(node.value, cst.Name) and node.value.value == "self" and cls is not None
+        and node.attr.value in cls.parameters
+    )
+
+
+def _reached_from_self(node: cst.BaseExpression) -> bool:
+    """``self``, or an attribute, entry or method result of something reached from it."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value == "self"
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        else:
+            return False
 
 
 def _container(node: cst.BaseExpression, cls: ClassFacts | None) -> bool:

@@ -4,9 +4,13 @@ One LibCST metadata provider computes this once per file, in source order, and e
 it. An expression is a *size* only when it is derived from a tensor's shape (``x.size(0)``,
 ``x.shape[-1]``, ``len(t)`` on a tensor, names bound from those, arithmetic on them, a call of a
 same-module helper that returns one). A size is *static* (Kind.STATIC, never reported) when the
-code fixes it: dims of parameters and buffers, the channel dim of a conv input or output, the
-feature dim of a ``Linear``/``LayerNorm`` input or output. Ranks (``x.dim()``, ``x.ndim``,
-``len(x.shape)``) are static and plain Python ints are unknown, so rules stay quiet on them.
+code fixes it: dims of parameters and buffers (and of a tensor parameter every call in the module
+fills with one: :mod:`zlint.facts.call_sites`), of tensors computed only from static shapes
+(:mod:`zlint.facts.static_operands`), the channel dim of a conv input or output, the feature dim
+of a ``Linear``/``LayerNorm`` input or output (kept where ``transpose``/``permute``/indexing move
+it), the count of a ``torch.stack`` over a Python list (:mod:`zlint.facts.written_shapes`).
+Ranks (``x.dim()``, ``x.ndim``, ``len(x.shape)``) are static and plain Python ints are unknown,
+so rules stay quiet on them.
 
 A name is a *tensor* when it is bound from a torch function or tensor method (tuple results
 such as ``x.max(dim=1)`` give Kind.TENSORS, whose elements are tensors), from a call of an
@@ -29,6 +33,7 @@ from zlint.facts.imports import ImportMap
 from zlint.facts.lattice import (
     CONTAINER,
     MASK,
+    POSITIVE,
     RANK,
     REMAINDER,
     SHAPE,
@@ -40,9 +45,10 @@ from zlint.facts.lattice import (
     Kind,
     arith_fact,
 )
-from zlint.facts.literals import int_literal, number_literal
+from zlint.facts.literals import int_literal, number_literal, source_text
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
 from zlint.facts.parameters import PARAMETER, holds_parameter, iterated
+from zlint.facts.static_operands import static_operands, static_value
 from zlint.facts.tensor_evidence import CHANNEL_OPS, FEATURE_OPS, NON_TENSOR_TYPES, Bindings, Evidence, scan_function
 from zlint.facts.values import (
     DIM_TUPLE_RESULTS,
@@ -61,7 +67,14 @@ from zlint.facts.vocabulary import (
     TENSOR_ONLY_METHODS,
     returns_tensor,
 )
-from zlint.facts.written_shapes import FACTORIES, fixed_size, is_written_size, writes_whole_shape, written_dims
+from zlint.facts.written_shapes import (
+    FACTORIES,
+    fixed_size,
+    indexed_dims,
+    is_written_size,
+    writes_whole_shape,
+    written_dims,
+)
 
 TENSOR_TYPES = frozenset(
     {
@@ -111,6 +124,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._container_attrs: list[frozenset[str]] = []
         #: per enclosing class: its name and what its self.<attr> hold
         self._classes: list[tuple[str, ClassFacts]] = []
+        #: the facts of every class read so far, by name: a subclass starts from its bases'
+        self._known_classes: dict[str, ClassFacts] = {}
         self._index: FunctionIndex | None = None
         self._call_sites: CallSites | None = None
         self._module: cst.Module | None = None
@@ -244,7 +259,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     if isinstance(element, cst.StarredElement):
                         self._bind(inner, TENSORS, None)
                     else:
-                        self._bind(inner, None if (i in fact.plain and not starred) else TENSOR, None)
+                        self._bind(inner, None if (i in fact.plain and not starred) else _element(fact), None)
                 elif literal is not None and len(literal) == len(elements) and not isinstance(
                     element, cst.StarredElement
                 ):
@@ -265,7 +280,9 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._container_attrs.append(container_attributes(node, self.imports.qualify))
-        self._classes.append((node.name.value, class_facts(node, self.imports.qualify)))
+        facts = class_facts(node, self.imports.qualify, self._known_classes)
+        self._known_classes[node.name.value] = facts
+        self._classes.append((node.name.value, facts))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._container_attrs.pop()
@@ -317,12 +334,19 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self._env[star.name.value] = None
+        if self._call_sites is not None:
+            # a tensor parameter that every call in the module fills with a parameter or buffer
+            for name in self._call_sites.static_shaped(node):
+                fact = self._env.get(name)
+                if fact is not None and fact.kind is Kind.TENSOR:
+                    self._env[name] = replace(fact, fixed=True)
+                    self._held[name] = PARAMETER
 
     def _callers_pass_no_tensor(self, node: cst.FunctionDef) -> frozenset[str]:
         if self._call_sites is None and self._index is not None and self._module is not None:
             # once per file, at its first function (torch files only)
             annotation = lambda a: not self.is_tensor_annotation(a) and not _is_any(a)  # noqa: E731
-            self._call_sites = CallSites(self._module, self._index, annotation)
+            self._call_sites = CallSites(self._module, self._index, annotation, self.imports.qualify)
         return self._call_sites.not_tensors(node) if self._call_sites is not None else frozenset()
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -390,7 +414,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         fact = (
             SIZE if kind is Kind.SHAPE
             else STATIC if kind is Kind.STATIC
-            else TENSOR if kind is Kind.TENSORS
+            else _element(self.fact(node.iter)) if kind is Kind.TENSORS
             else None
         )
         self._count(node.target)
@@ -557,13 +581,35 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             fact = CONTAINER
         if fact is not None and fact.kind is Kind.TENSOR:
             fact = self._written_shape(original_node, fact)
+        if fact is not None and fact.kind in (Kind.TENSOR, Kind.TENSORS) and not fact.fixed and (
+            self._from_static_operands(original_node)
+        ):
+            fact = replace(fact, fixed=True)  # torch.bmm(P, R) of parameter-shaped tensors
         self._set(original_node, fact)
+
+    def _from_static_operands(self, node: cst.Call) -> bool:
+        """A torch function, a ``torch.nn`` layer or a method of a static-shaped tensor, called
+        only on static operands (:mod:`zlint.facts.static_operands`)."""
+        func = node.func
+        qual = self.imports.qualify(func) or ""
+        if qual.startswith("torch.") or self._layer_of(func) in ("channels", "features", "embedding", "tensor"):
+            receiver_static = True
+        elif isinstance(func, cst.Attribute):
+            receiver = self.fact(func.value)
+            receiver_static = self._is_parameter(func.value) or (
+                receiver is not None and receiver.kind is Kind.TENSOR and receiver.fixed
+            )
+        else:
+            return False
+        return static_operands(node, self.fact, receiver_static, self._state())
 
     def _written_shape(self, node: cst.Call, fact: Fact) -> Fact:
         """``fact`` with the dims ``node`` writes down (or keeps from its receiver) made static."""
         receiver = self.fact(node.func.value) if isinstance(node.func, cst.Attribute) else None
         static = self._is_static
-        written = written_dims(node, self.imports.qualify, receiver.static_dims if receiver else None, static)
+        written = written_dims(
+            node, self.imports.qualify, receiver.static_dims if receiver else None, static, self._is_sequence
+        )
         if written:  # pos.expand(3, b, -1): dim 0 is 3 for every input; .float() keeps it
             fact = replace(fact, static_dims=fact.static_dims | written)
         receiver_fixed = receiver is not None and receiver.fixed
@@ -573,6 +619,14 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
 
     def _is_static(self, node: cst.BaseExpression) -> bool:
         return self._kind(node) is Kind.STATIC
+
+    def _state(self) -> frozenset[str]:
+        """The enclosing class's ``self.<attr>`` that may change between calls."""
+        return self._classes[-1][1].state if self._classes else frozenset()
+
+    def _is_sequence(self, node: cst.BaseExpression) -> bool:
+        """A Python list or tuple (of tensors): its length is a Python int at trace time."""
+        return self._kind(node) in (Kind.CONTAINER, Kind.TENSORS)
 
     def _is_mask_call(self, node: cst.Call) -> bool:
         """A tensor-valued call that yields bools: ``torch.isnan(x)``, ``x.gt(0)``, ``x.bool()``."""
@@ -629,7 +683,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 elif layer is not None:
                     return self._tensor_with_dims(
                         frozenset({1}) if layer == "channels"
-                        else frozenset({-1}) if layer == "features"
+                        else frozenset({-1}) if layer in ("features", "embedding")
                         else frozenset()
                     )
                 helper = self._index.lookup(method, self._classes[-1][0] if self._classes else None)
@@ -658,7 +712,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     return TENSORS
                 if qual.startswith("torch.nn.functional.") and last in CHANNEL_OPS:
                     return Fact(Kind.TENSOR, static_dims=frozenset({1}))
-                if qual.startswith("torch.nn.functional.") and last in FEATURE_OPS:
+                if qual.startswith("torch.nn.functional.") and (last in FEATURE_OPS or last == "embedding"):
                     return Fact(Kind.TENSOR, static_dims=frozenset({-1}))
                 if last in FACTORIES and qual.count(".") == 1 and fixed_size(node):
                     return Fact(Kind.TENSOR, fixed=True)
@@ -675,6 +729,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     return RANK
                 if kind is Kind.TENSOR:
                     return SIZE
+                if kind in (Kind.CONTAINER, Kind.TENSORS):
+                    return STATIC  # the length of a Python list or tuple: an int at trace time
                 if kind is None and isinstance(arg, cst.Name) and self._evidence:
                     # x.shape read in a numpy-importing file: a tensor or an array, sized either way
                     key = self._bindings[-1].key(arg.value)
@@ -755,13 +811,30 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         elif kind is Kind.TENSORS and len(original_node.slice) == 1 and isinstance(
             original_node.slice[0].slice, cst.Index
         ):
-            self._set(original_node, TENSOR)  # x.split(2)[0], x.max(dim=1)[0]
+            # x.split(2)[0], x.max(dim=1)[0]; an element of static-shaped tensors is one too
+            self._set(original_node, _element(value))
         elif kind is Kind.TENSOR:
             # indexing a mask keeps a mask (m[:, 0]); indexing with a mask selects
             assert value is not None
             if value.fixed and not self._static_index(original_node):
                 value = replace(value, fixed=False)  # p[:n], p[idx]: sized by the index
+            if value.static_dims and not value.fixed:
+                # h[:, :n] of a conv output: its channels are n now; h[0] moves them to dim 0
+                value = replace(value, static_dims=indexed_dims(original_node, value.static_dims, self._keeps_size))
             self._set(original_node, value)
+
+    def _keeps_size(self, index: cst.BaseExpression) -> str:
+        """What one subscript element does to its dim: ``keep`` (a slice whose bounds are written
+        sizes, ``:``), ``vary`` (a slice by a size), ``drop`` (an int), ``new`` (``None``), or
+        ``unknown`` (a tensor or list index)."""
+        if isinstance(index, cst.Slice):
+            bounds = (index.lower, index.upper, index.step)
+            return "keep" if all(b is None or is_written_size(b, self._is_static) for b in bounds) else "vary"
+        if isinstance(index, cst.Name) and index.value == "None":
+            return "new"
+        if int_literal(index) is not None or self._kind(index) in (Kind.SIZE, Kind.STATIC, Kind.RANK):
+            return "drop"
+        return "unknown"
 
     def _static_index(self, node: cst.Subscript) -> bool:
         """Every element of the subscript keeps a static shape static: an int (``p[0]``, ``p[i]``,
@@ -783,7 +856,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
     def leave_BinaryOperation(self, original_node: cst.BinaryOperation) -> None:
         left, right = self.fact(original_node.left), self.fact(original_node.right)
         if isinstance(original_node.operator, cst.MatrixMultiply):
-            self._set(original_node, TENSOR if left or right else None)
+            sides = (original_node.left, original_node.right)
+            fixed = all(static_value(side, self.fact, self._state()) for side in sides)
+            product = Fact(Kind.TENSOR, fixed=True) if fixed else TENSOR
+            self._set(original_node, product if left or right else None)
             return
         if isinstance(original_node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and any(
             f is not None and f.boolean for f in (left, right)
@@ -797,8 +873,14 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             self._set(original_node, SHAPE)
             return
         fact = arith_fact(left, right)
+        if fact is not None and fact.kind is Kind.TENSOR and all(
+            static_value(side, self.fact, self._state()) for side in (original_node.left, original_node.right)
+        ):
+            fact = replace(fact, fixed=True)  # 2 * R, R - I of static-shaped tensors
         if fact is not None and fact.kind is Kind.SIZE and isinstance(original_node.operator, cst.Modulo):
             fact = REMAINDER  # `rest = n % k; if rest != 0:` guards divisibility, not a 0/1 size
+        elif fact is not None and fact.kind is Kind.SIZE and _pads_to_multiple(original_node):
+            fact = POSITIVE  # `k - n % k` is in [1, k]
         self._set(original_node, fact)
 
     def leave_UnaryOperation(self, original_node: cst.UnaryOperation) -> None:
@@ -835,6 +917,23 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             self._set(original_node, Fact(Kind.PREDICATE, sources=tuple(sources)))
 
 _UNSEEN = object()
+
+
+def _element(tensors: Fact | None) -> Fact:
+    """An element of a tuple of tensors: static-shaped when they all are."""
+    return Fact(Kind.TENSOR, fixed=True) if tensors is not None and tensors.fixed else TENSOR
+
+
+def _pads_to_multiple(node: cst.BinaryOperation) -> bool:
+    """``k - n % k``: what pads ``n`` up to a multiple of ``k``, between 1 and ``k`` (``k`` is a
+    modulus, so at least 1 wherever the code runs at all)."""
+    right = node.right
+    return (
+        isinstance(node.operator, cst.Subtract) and isinstance(right, cst.BinaryOperation)
+        and isinstance(right.operator, cst.Modulo) and source_text(node.left) == source_text(right.right)
+    )
+
+
 def _names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]

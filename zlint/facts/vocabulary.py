@@ -136,6 +136,19 @@ MASK_PRESERVING_METHODS = frozenset(
     }
 )
 
+# -- shapes (zlint.facts.written_shapes, zlint.facts.parameters, zlint.candidates.callers) --------
+
+#: tensor methods whose result has the receiver's shape: its static dims stay static
+SHAPE_KEEPING_METHODS = frozenset(
+    {"float", "half", "double", "bfloat16", "long", "int", "bool", "to", "type", "type_as", "clone",
+     "contiguous", "detach", "cpu", "cuda", "sigmoid", "tanh", "relu", "exp", "abs", "neg", "sqrt", "rsqrt",
+     "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max", "masked_fill", "pow", "requires_grad_"}
+)
+#: tensor methods whose result's sizes are the receiver's, rearranged: a static shape stays static
+REARRANGING_METHODS = frozenset(
+    {"squeeze", "unsqueeze", "transpose", "permute", "t", "flatten", "movedim", "swapaxes", "swapdims"}
+)
+
 # -- Python values passed by callers (zlint.facts.call_sites) -----------------------------------
 
 #: how many calls up a chain of parameters passed on (``f(xs)`` in ``g(xs)``) the call-site

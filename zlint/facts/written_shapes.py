@@ -19,6 +19,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from zlint.facts.literals import int_literal, number_literal
+from zlint.facts.vocabulary import REARRANGING_METHODS, SHAPE_KEEPING_METHODS
 
 #: what the facts know to be a static size (a parameter's dim bound to a name): None knows nothing
 Static = Callable[[cst.BaseExpression], bool] | None
@@ -31,16 +32,6 @@ FACTORIES = frozenset(
 _SHAPE_FACTORIES = frozenset({"zeros", "ones", "empty", "rand", "randn"})
 #: tensor methods whose arguments (or one tuple of them) are the result's shape
 _SHAPE_METHODS = frozenset({"expand", "view", "reshape", "new_zeros", "new_ones", "new_empty"})
-#: tensor methods whose result has the receiver's shape: its static dims stay static
-SHAPE_KEEPING_METHODS = frozenset(
-    {"float", "half", "double", "bfloat16", "long", "int", "bool", "to", "type", "type_as", "clone",
-     "contiguous", "detach", "cpu", "cuda", "sigmoid", "tanh", "relu", "exp", "abs", "neg", "sqrt", "rsqrt",
-     "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max", "masked_fill", "pow", "requires_grad_"}
-)
-#: tensor methods whose result's sizes are the receiver's, rearranged: a static shape stays static
-REARRANGING_METHODS = frozenset(
-    {"squeeze", "unsqueeze", "transpose", "permute", "t", "flatten", "movedim", "swapaxes", "swapdims"}
-)
 #: keywords that carry a size of a factory (the others are dtype, device, ...)
 _SIZE_KEYWORDS = frozenset({"steps", "size", "end", "start", "data"})
 #: arithmetic that keeps static sizes static
@@ -49,20 +40,149 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
 
 def written_dims(
     node: cst.Call, qualify: Callable[[cst.BaseExpression], str | None], receiver: frozenset[int] | None = None,
-    static: Static = None,
+    static: Static = None, sequence: Static = None,
 ) -> frozenset[int]:
     """The dims of the tensor ``node`` builds whose size the call writes down, or that a
-    shape-keeping method keeps static from its receiver (``receiver``: the receiver's static dims)."""
+    shape-keeping method keeps static from its receiver (``receiver``: the receiver's static dims);
+    ``sequence`` tells a Python list or tuple (``torch.stack`` of one has a static new dim)."""
     func = node.func
     if receiver and isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING_METHODS:
         return receiver
+    if receiver and isinstance(func, cst.Attribute) and func.attr.value in REARRANGING_METHODS:
+        return rearranged_dims(node, receiver)
     if name := _torch_function(node, qualify):
         if name in _SHAPE_FACTORIES:
-            return _fixed_positions(_shape_arguments(node), static)
-        return _stacked_dim(node) if name == "stack" else frozenset()
+            return _fixed_positions(_shape_arguments(node), static) or _around_star(node, static)
+        return _stacked_dim(node, sequence) if name == "stack" else frozenset()
     if isinstance(func, cst.Attribute) and func.attr.value in _SHAPE_METHODS:
-        return _fixed_positions(_shape_arguments(node), static)
+        return _fixed_positions(_shape_arguments(node), static) or _around_star(node, static)
     return frozenset()
+
+
+def _around_star(node: cst.Call, static: Static = None) -> frozenset[int]:
+    """``x.reshape(len(columns), -1, *x.shape[1:])``: the sizes written before the first starred
+    argument sit at known places from the front, those after the last one from the back."""
+    args = [a for a in node.args if a.keyword is None]
+    if len(args) == 1 and isinstance(args[0].value, (cst.Tuple, cst.List)):
+        items = [(isinstance(e, cst.StarredElement), e.value) for e in args[0].value.elements]
+    else:
+        items = [(bool(a.star), a.value) for a in args]
+    stars = [i for i, (star, _) in enumerate(items) if star]
+    if not stars:
+        return frozenset()
+    front = {i for i, (_, dim) in enumerate(items[: stars[0]]) if is_written_size(dim, static)}
+    back = items[stars[-1] + 1:]
+    return frozenset(front | {i - len(back) for i, (_, dim) in enumerate(back) if is_written_size(dim, static)})
+
+
+def rearranged_dims(node: cst.Call, receiver: frozenset[int]) -> frozenset[int]:
+    """Where ``x.transpose(1, 2)``, ``x.permute(0, 2, 1)``, ``x.flatten(2)``, ``x.unsqueeze(0)``
+    or ``x.t()`` moves the static dims ``receiver`` of ``x`` (positions from the front and the
+    back; a dim whose new place depends on a rank zlint does not know is dropped): the channels
+    of a conv output stay static through ``.flatten(2).transpose(1, 2)``."""
+    method = node.func.attr.value  # type: ignore[attr-defined]
+    if any(a.keyword is not None or a.star for a in node.args):
+        return frozenset()
+    found = [int_literal(a.value) for a in node.args]
+    dims = [d for d in found if d is not None]
+    if len(dims) != len(found):
+        return frozenset()  # a dim the code computes
+    rank = _rank(receiver)
+    if method == "permute" and dims:
+        rank = len(dims)
+        order = [d % rank for d in dims]
+        return _both_ends({order.index(d % rank) for d in receiver if -rank <= d < rank and d % rank in order}, rank)
+    if method == "flatten" and len(dims) <= 1:
+        start = dims[0] if dims else 0
+        if start < 0 and rank is not None:
+            start += rank
+        # the result has rank start + 1: dims before start keep their place
+        return _both_ends({d for d in _front(receiver, rank) if d < start}, start + 1) if start >= 0 else frozenset()
+    if method in {"transpose", "swapaxes", "swapdims", "t"}:
+        if method == "t":
+            dims = [0, 1] if not dims else []
+        if len(dims) != 2:
+            return frozenset()
+        a, b = dims
+        if rank is not None:
+            a, b = a % rank, b % rank
+            return _both_ends({ {a: b, b: a}.get(d, d) for d in _front(receiver, rank)}, rank)
+        if (a < 0) != (b < 0):
+            return frozenset()
+        return frozenset({a: b, b: a}.get(d, d) for d in receiver if (d < 0) == (a < 0))
+    if method == "unsqueeze" and len(dims) == 1:
+        at = dims[0]
+        if rank is not None:
+            at = at % (rank + 1)
+            return _both_ends({d + 1 if d >= at else d for d in _front(receiver, rank)}, rank + 1)
+        if at >= 0:
+            return frozenset(d + 1 if d >= at else d for d in receiver)
+        if at == -1:
+            return frozenset(d - 1 if d < 0 else d for d in receiver)
+    return frozenset()
+
+
+def indexed_dims(
+    node: cst.Subscript, dims: frozenset[int], effect: Callable[[cst.BaseExpression], str]
+) -> frozenset[int]:
+    """Where the static dims ``dims`` of ``x`` sit in ``x[...]`` (``node``); ``effect`` tells what
+    each element does to its dim (``SizeFactsProvider._keeps_size``: ``keep``, ``vary``, ``drop``,
+    ``new``, ``unknown``). Elements before an ``...`` count from the front, those after it from
+    the back. A slice by a size makes its dim vary (``h[:, :n]``); an index that is no int (a
+    tensor, a list) may reorder everything: nothing stays static. A dim no element reaches keeps
+    its place from its own end, when the elements before it leave that count known."""
+    rank = _rank(dims)
+    if rank is not None:
+        dims = frozenset(d % rank for d in dims if -rank <= d < rank)
+    elements = [e.slice for e in node.slice]
+    effects = [effect(e.value if isinstance(e, cst.Index) else e) for e in elements]
+    ellipsis = [isinstance(e, cst.Index) and isinstance(e.value, cst.Ellipsis) for e in elements]
+    if "unknown" in [w for w, dots in zip(effects, ellipsis) if not dots]:
+        return frozenset()
+    split = ellipsis.index(True) if any(ellipsis) else None
+    front = effects if split is None else effects[:split]
+    back = [] if split is None else effects[split + 1:]
+    out: set[int] = set()
+    old = new = 0
+    for what in front:
+        if what == "keep" and old in dims:
+            out.add(new)
+        new += what != "drop"
+        old += what != "new"
+    if split is None:
+        out.update(d + new - old for d in dims if d >= old)  # the dims past the elements
+        if rank is not None:
+            out.update(d - (rank + new - old) for d in set(out))  # the same, from the back
+        elif all(what in ("keep", "new") for what in front):
+            out.update(d for d in dims if d < 0)  # no dim removed or resized: the back stays
+        return frozenset(out)
+    old = new = -1
+    for what in reversed(back):
+        if what == "keep" and old in dims:
+            out.add(new)
+        new -= what != "drop"
+        old -= what != "new"
+    return frozenset(out)
+
+
+def _rank(dims: frozenset[int]) -> int | None:
+    """The rank that the two ends of ``dims`` agree on (``{1, -2}``: 3), when exactly one does."""
+    front = [d for d in dims if d >= 0]
+    back = [d for d in dims if d < 0]
+    fits = {
+        r for r in {p - n for p in front for n in back}
+        if r > max(front) and all(p - r in dims for p in front) and all(n + r in dims for n in back)
+    }
+    return fits.pop() if len(fits) == 1 else None
+
+
+def _front(dims: frozenset[int], rank: int | None) -> set[int]:
+    """``dims`` counted from the front (those from the back only when ``rank`` is known)."""
+    return {d % rank for d in dims if -rank <= d < rank} if rank is not None else {d for d in dims if d >= 0}
+
+
+def _both_ends(front: set[int], rank: int) -> frozenset[int]:
+    return frozenset(front | {d - rank for d in front})
 
 
 def writes_whole_shape(
@@ -168,13 +288,24 @@ def _fixed_positions(shape: list[cst.BaseExpression] | None, static: Static = No
     return frozenset(fixed) | frozenset(i - rank for i in fixed)
 
 
-def _stacked_dim(node: cst.Call) -> frozenset[int]:
-    """``torch.stack([a, b, c], dim=k)``: the new dim ``k`` holds as many tensors as the literal
-    list names (a list built elsewhere may vary)."""
+def _stacked_dim(node: cst.Call, sequence: Static = None) -> frozenset[int]:
+    """``torch.stack(xs, dim=k)`` of a Python list or tuple (a literal, a comprehension, a name
+    ``sequence`` knows holds one): the new dim ``k`` counts its items, a Python int at trace time
+    whichever way the list was built. A loop that built it over a size pays for that size where
+    it loops; a list passed in is guarded on its length. Measured on torch 2.13: ``if
+    s.shape[0] > 2`` on such a stack adds no graph (4 graphs with and without it, lists of 2 to
+    5 tensors passed in or built by a loop over a size)."""
     if not node.args or node.args[0].keyword is not None:
         return frozenset()
     items = node.args[0].value
-    if not isinstance(items, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in items.elements):
+    if isinstance(items, cst.Call) and isinstance(items.func, cst.Name) and items.func.value in {"list", "tuple"} and (
+        len(items.args) == 1 and isinstance(items.args[0].value, (cst.GeneratorExp, cst.ListComp))
+    ):
+        items = items.args[0].value  # tuple(blk(x) for blk in self.blocks)
+    if isinstance(items, (cst.List, cst.Tuple)):
+        if any(isinstance(e, cst.StarredElement) for e in items.elements):
+            return frozenset()
+    elif not isinstance(items, (cst.ListComp, cst.GeneratorExp)) and not (sequence is not None and sequence(items)):
         return frozenset()
     dim_arg = next((a.value for a in node.args[1:] if a.keyword is None or a.keyword.value == "dim"), None)
     dim = 0 if dim_arg is None else int_literal(dim_arg)

@@ -19,6 +19,8 @@ class SizeTruthiness(BranchRule):
             return
         if fact.remainder and where is Where.BRANCH:
             return  # `if n % 8:` branches on divisibility, which costs by default: ZL103's finding
+        if fact.positive:
+            return  # `k - n % k` is at least 1: always true
         self.report_once(
             atom,
             f"`{snippet(self.context, atom)}` tests a size for truth: blocks single-graph mode; "

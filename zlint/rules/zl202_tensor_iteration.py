@@ -15,8 +15,9 @@ class TensorIteration(SizeFactsRule):
 
     def _is_tensor(self, node: cst.BaseExpression) -> bool:
         fact = self.fact(node)
-        # torch.logspace(0, 1, 5): a size known up front unrolls the same steps every call
-        return fact is not None and fact.kind is Kind.TENSOR and not fact.fixed
+        # torch.logspace(0, 1, 5), torch.stack(per_layer): a first dim known up front unrolls
+        # the same steps every call
+        return fact is not None and fact.kind is Kind.TENSOR and not fact.fixed and 0 not in fact.static_dims
 
     def _report(self, node: cst.CSTNode) -> None:
         self.report(
