@@ -321,11 +321,12 @@ def test_a_test_of_one_parameter_with_a_literal_default_is_a_known_default():
                     return x[x > 0]
                 return x
         """
-    # `self.wide` reads two parameters and `self.scaled` too: no single default decides them
+    # `self.wide` is True by its defaults (the branch runs); `self.scaled` False: `scale is not
+    # None` decides it before `scale > dim`
     assert findings(src) == [
         ("ZL305", 13, OPTION, "only when self.has_sigreg is not its default (False)"),
         ("ZL301", 15, "compiled", "forward of Wrapper"),
-        ("ZL305", 17, "compiled", "forward of Wrapper"),
+        ("ZL305", 17, OPTION, "only when self.scaled is not its default (False)"),
     ]
 
 
