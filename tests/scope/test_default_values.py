@@ -381,3 +381,124 @@ def test_decorated_constructors_and_files_named_alone_assume_no_defaults():
     decorated = CHAIN.replace("    def __init__(self, dim=8", "    @register_to_config\n        def __init__(self, dim=8")
     assert scopes(decorated) == ["compiled", "compiled"]
     assert scopes(CHAIN, named="m.py") == ["compiled", "compiled"]
+
+
+def test_an_attribute_other_code_sets_on_the_object_is_no_default():
+    # a parent that turns a part on in its own constructor (`heads.keypoint_head = ...`)
+    src = """
+        import torch
+        from torch import nn
+
+        class Heads(nn.Module):
+            def __init__(self, keypoint_head=None):
+                super().__init__()
+                self.keypoint_head = keypoint_head
+                self.config = None
+
+            def forward(self, x):
+                if self.keypoint_head is not None:
+                    x = x[x > 0]
+                return x
+        """
+    assert scopes(src) == [OPTION]
+    parent = {"parent.py": """
+        from torch import nn
+        from .m import Heads
+
+        class KeypointNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.heads = Heads()
+                self.heads.keypoint_head = nn.Linear(4, 4)
+        """}
+    assert scopes(src, others=parent) == ["compiled"]
+    # a write only a user's call makes (a toggle that walks the submodules) opts in
+    toggle = {"parent.py": parent["parent.py"].replace("self.heads.keypoint_head = nn.Linear(4, 4)", "pass") + """
+            def enable_keypoints(self):
+                self._set_keypoints(nn.Linear(4, 4))
+
+            def _set_keypoints(self, head):
+                for module in self.modules():
+                    module.keypoint_head = head
+        """}
+    assert scopes(src, others=toggle) == [OPTION]
+    # an object another class sets (`encoder.config = config`) is still an object
+    shared = {"parent.py": parent["parent.py"].replace("self.heads.keypoint_head = nn.Linear(4, 4)",
+                                                       "self.heads.config = object()")}
+    assert scopes(src, others=shared) == [OPTION]
+
+
+def test_a_write_by_a_computed_name_spoils_only_where_construction_or_forward_runs_it():
+    src = """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.use_cache = False
+
+            def set_module(self, name, module):
+                setattr(self, name, module)
+
+            def forward(self, x):
+                if self.use_cache:
+                    x = x[x > 0]
+                return x
+        """
+    assert scopes(src) == [OPTION]  # a setter only users call
+    called = src.replace("self.use_cache = False\n", "self.use_cache = False\n                self.set_module('a', None)\n", 1)
+    assert scopes(called) == ["compiled"]
+    # the train/eval switch is no configuration: it decides nothing
+    training = src.replace("if self.use_cache:", "if not self.training:")
+    assert scopes(training) == ["compiled"]
+
+
+def test_a_method_called_on_an_object_of_unknown_class_takes_any_argument():
+    src = """
+        import torch
+        from torch import nn
+
+        class Layer(nn.Module):
+            def merge(self, x, safe_merge=False):
+                if safe_merge:
+                    return x[x > 0]
+                return x
+
+            def forward(self, x):
+                return self.merge(x)
+        """
+    assert scopes(src) == [OPTION]
+    # peft's tuner calls `target.merge(safe_merge=safe_merge)` on whatever layer it finds
+    unbound = plus(src, "def merge_all(targets, safe_merge):\n    for target in targets:\n"
+                        "        target.merge(1, safe_merge=safe_merge)\n")
+    assert scopes(unbound) == ["compiled"]
+
+
+def test_a_class_handed_to_a_factory_may_get_the_literal_keywords_the_run_passes():
+    src = """
+        import torch
+        from torch import nn
+
+        def build(cls, **kwargs):
+            return cls(**kwargs)
+
+        class Net(nn.Module):
+            def __init__(self, small_kernels=False, crop=False):
+                super().__init__()
+                self.small_kernels = small_kernels
+                self.crop = crop
+
+            def forward(self, x):
+                if self.small_kernels:
+                    x = x[x > 0]
+                if self.crop:
+                    x = x[x > 1]
+                return x
+
+        def net_tiny(**kwargs):
+            model_args = dict(small_kernels=True)
+            return build(Net, **dict(model_args, **kwargs))
+        """
+    # every registered variant may set small_kernels; none sets crop
+    assert scopes(src) == ["compiled", OPTION]

@@ -154,14 +154,12 @@ class Defaults:
         self._constructions: dict[Key, list] | None = None
         self.unbound: set[Key] = set(escaped)  # functions some call passes arguments to unseen
         self.children: dict[Key, list[Key]] = {}
-        # attributes the run's model code sets on other objects (`block.fused_attn = False`): a
-        # class's attribute of that name may not be what its own code sets (conversion scripts,
-        # tests and other host-side files build a saved configuration, not the default one)
-        self.foreign = {
-            name for path, summary in project.files.items()
-            if file_role(path) is None and not PurePath(path).name.startswith("convert_")
-            for name in summary.foreign_writes
-        }
+        self._toggles: dict[Key, bool] = {}
+        # classes handed on as values (`build_model_with_cfg(Sam, **kwargs)`): built by code that
+        # passes what the run's literal keywords say (`model_args = dict(use_rel_pos=True)`)
+        self.handed: set[Key] = set()
+        self.keywords: dict[str, list] = {}
+        self.foreign: set[str] | None = None  # see _foreign_writes
         self._mros: dict[Key, list[Key]] = {}
         self._base_sets: dict[Key, frozenset[Key]] = {}
         self._method_maps: dict[Key, dict[str, Key]] = {}
@@ -187,12 +185,53 @@ class Defaults:
                     found = project.class_of(path, base)
                     if found is not None and found != (path, qual):
                         self.children.setdefault(found, []).append((path, qual))
+            for name in summary.handed:
+                found = project.class_of(path, name)
+                if found is not None:
+                    self.handed.add(found)
+            for name, values in summary.keywords.items():
+                self.keywords.setdefault(name, []).extend(values)
             for name in summary.value_names:  # `act=gelu`: called where we cannot see
                 found = project.resolve_symbol(path, name)
                 if found is not None:
                     self.unbound.add(found)
-            for name in summary.attribute_names:  # module-level `obj.m(...)`
+            # `target.merge(safe_merge=True)` on an object of unknown class may call any method
+            # of that name, with arguments this reading does not bind
+            names = summary.attribute_names.union(*(f.attribute_names for f in summary.functions.values()))
+            for name in names:
                 self.unbound.update(project.methods_named.get(name, ()))
+
+    def _foreign_writes(self) -> set[str]:
+        """The attributes the run's code sets on other objects (`heads.keypoint_head = head`):
+        a class's attribute of that name may not be what its own code sets. Not where only a
+        user's call makes the write (``enable_gradient_checkpointing()``), nor in host-side
+        files (conversion scripts and tests build saved configurations)."""
+        out: set[str] = set()
+        for path, summary in self.project.files.items():
+            if file_role(path) is not None or PurePath(path).name.startswith("convert_"):
+                continue
+            out.update(summary.foreign_writes)  # module level: at import
+            for qual, function in summary.functions.items():
+                if function.foreign_writes and not self._user_called((path, qual)):
+                    out.update(function.foreign_writes)
+        return out
+
+    def _user_called(self, key: Key) -> bool:
+        """Code only a user's call runs: a public function or method (no entry point) that no
+        code of the run calls, or a function only such code calls."""
+        if key in self._toggles:
+            return self._toggles[key]
+        self._toggles[key] = False  # a cycle: run by default, for all we know
+        function = self.functions[key]
+        callers = self.callers.get(key, ())
+        if callers:
+            found = all(self._user_called(caller) for caller in callers)
+        else:
+            found = not function.name.startswith("_") and function.name not in _ENTRY and (
+                key not in self.unbound and not any(c.rsplit(".", 1)[-1] == function.name
+                                                    for _, c, _ in self.by_name.get(function.name, ())))
+        self._toggles[key] = found
+        return found
 
     def _caller_function(self, caller: Key) -> FunctionInfo:
         return self.functions.get(caller) or FunctionInfo("", "", 0, 0, None)
@@ -622,15 +661,23 @@ class Defaults:
         if cls[0] not in self.whole or not function.signature or function.decorators:
             return UNKNOWN
         calls = self.constructions_of(cls)
-        if not calls:
-            return self._default(function, name, init[0])
-        out: tuple | None = None
+        out: tuple | None = None if calls else self._default(function, name, init[0])
         for caller, call in calls:
             value = self.bind(call, function, name, False, self._caller(caller))
             out = value if out is None else join(out, value)
             if out is UNKNOWN:
-                break
-        return out if out is not None else UNKNOWN
+                return UNKNOWN
+        return self._handed(cls, name, out if out is not None else UNKNOWN)
+
+    def _handed(self, cls: Key, name: str, value: tuple) -> tuple:
+        """A parameter of a class handed on as a value: the factory that builds it may pass any
+        literal the run passes by that keyword anywhere (``dict(use_rel_pos=True)``)."""
+        if cls in self.handed:
+            for literal in self.keywords.get(name, ()):
+                value = join(value, ("l", literal))
+                if value is UNKNOWN:
+                    break
+        return value
 
     def _default(self, function: FunctionInfo, name: str, path: str) -> tuple:
         """A parameter no call passes: its default; a required one annotated with a class of
@@ -689,6 +736,8 @@ class Defaults:
         # a flag some code sets on another object (`roi_heads.keypoint_roi_pool = pool`,
         # `block.fused_attn = False`) may be this one; an object it holds (`encoder.config =
         # config`, a submodule) is still an object
+        if self.foreign is None:
+            self.foreign = self._foreign_writes()
         if name in self.foreign and value[0] != "o":
             return UNKNOWN
         return value
@@ -851,7 +900,7 @@ class Defaults:
         if len(values) < count or out is None:  # some construction leaves it to its default
             value = self.value(default, _Context(path, None, lambda _: UNKNOWN))
             out = value if out is None else join(out, value)
-        return out
+        return self._handed(cls, name, out)
 
     def _fields_passed(self, cls: Key) -> tuple[dict[str, list], list, int] | None:
         """The keywords the run's constructions of a dataclass-style ``cls`` pass: {field:

@@ -72,6 +72,9 @@ class FunctionInfo:
     #: classes named here (called or handed on) -> per reference, the candidate paths holding it
     #: (``[[]]``: one reference on no candidate)
     class_refs: dict[str, list[list[int]]] = field(default_factory=dict)
+    #: attributes it sets on objects other than ``self`` (``self.heads.keypoint_head = head``):
+    #: any class's attribute of that name may be set so
+    foreign_writes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -142,9 +145,12 @@ class FileSummary:
     class_refs: list[str] = field(default_factory=list)
     #: module-level functions and imported names read as values, not called (``act=gelu``)
     value_names: list[str] = field(default_factory=list)
-    #: attributes set on objects other than ``self`` (``block.fused_attn = False``; ``"*"``: by a
-    #: computed name): any class's attribute of that name may have been set so
+    #: attributes module-level code sets on objects (``Block.fused_attn = False``)
     foreign_writes: list[str] = field(default_factory=list)
+    #: classes named as values, not called (``build_model_with_cfg(Sam, **kwargs)``, ``partial(Block)``)
+    handed: list[str] = field(default_factory=list)
+    #: keyword arguments (and dict entries) passed as literals: name -> the values
+    keywords: dict[str, list] = field(default_factory=dict)
     #: module-level functions that rebind the ``forward`` of a class or module they are given
     #: (``experts_class.forward = dispatcher``): as a class decorator, they replace its forward
     forward_replacers: set[str] = field(default_factory=set)

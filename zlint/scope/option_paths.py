@@ -76,7 +76,7 @@ _EXTERNAL_HEADS = frozenset({
 # calls that set an attribute by name: a buffer, parameter or submodule registered under it too
 _SETTERS = frozenset({"setattr", "register_buffer", "register_parameter", "add_module", "register_module"})
 _DICT_WRITERS = frozenset({"update", "setdefault", "pop", "popitem", "clear"})  # on self.__dict__
-_SCANNED = frozenset({ast.Name, ast.Attribute, ast.Call, ast.BoolOp, ast.IfExp})
+_SCANNED = frozenset({ast.Name, ast.Attribute, ast.Call, ast.BoolOp, ast.IfExp, ast.Dict})
 _BINDERS = frozenset({ast.Lambda, ast.comprehension})
 
 
@@ -160,7 +160,9 @@ class _Recorder:
         self.scope: list[str] = []
         self.classes: list[ClassInfo] = []
         self.value_names: set[str] = set()  # names read as values, not called (`fn=gelu`)
-        self.foreign_writes: set[str] = set()  # attributes set on objects other than self
+        self.foreign_writes: set[str] = set()  # attributes module-level code sets on other objects
+        self.handed: set[str] = set()  # classes named as values: handed on, built unseen
+        self.keywords: dict[str, set[tuple[str, object]]] = {}  # literal keyword arguments
         # the module's own functions and classes: objects, not None
         self.defined: set[str] = set()
         self.named: set[str] = set()  # the module's functions and imports: read as values, called unseen
@@ -436,6 +438,8 @@ class _Recorder:
                 name = node.id  # type: ignore[attr-defined]
                 if name[:1].isupper() and name not in frame.shadow:
                     self.reference(name, node, frame, inner)
+                    if id(node) not in heads:  # handed on, not called: built where we cannot see
+                        self.handed.add(name)
                 elif name in self.named and id(node) not in heads and name not in frame.params and name not in frame.env:
                     self.value_names.add(name)
             elif kind is ast.Attribute:
@@ -444,14 +448,19 @@ class _Recorder:
                     if owner_self is not None and _is_name(node.value, owner_self):  # type: ignore[attr-defined]
                         self.write(node.attr, stmt, node, frame)  # type: ignore[attr-defined]
                     elif not _is_name(node.value, frame.self_name):  # type: ignore[attr-defined]
-                        self.foreign_writes.add(node.attr)  # type: ignore[attr-defined]
+                        self.foreign(node.attr, frame)  # type: ignore[attr-defined]
                 elif id(node) not in heads and node.attr[:1].isupper():  # type: ignore[attr-defined]
                     name = dotted_with_super(node)
                     if name is not None:
                         self.reference(name, node, frame, inner)
+                        if name.split(".", 1)[0] in self.summary.imports:  # `models.Block` handed on
+                            self.handed.add(name)
             elif kind is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
                 heads.add(id(func))
+                for keyword in node.keywords:  # type: ignore[attr-defined]
+                    if keyword.arg is not None:
+                        self.keyword(keyword.arg, keyword.value)
                 callee = dotted_with_super(func)
                 if callee is not None:
                     self.call(callee, node, frame, inner)  # type: ignore[arg-type]
@@ -459,9 +468,20 @@ class _Recorder:
                         self.set_by_call(node, func, owner_self, frame)  # type: ignore[arg-type]
             elif kind is ast.BoolOp:
                 self.operands(node, frame, inner)  # type: ignore[arg-type]
-            else:
+            elif kind is ast.IfExp:
                 self.arms(node, frame, inner)  # type: ignore[arg-type]
+            else:  # a dict display: `{"use_rel_pos": True}` may become keyword arguments
+                for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        self.keyword(key.value, value)
         frame.shadow = outer_shadow
+
+    def keyword(self, name: str, value: ast.expr) -> None:
+        """A keyword argument (or dict entry) passed as a literal: a class handed on to a factory
+        may be built with it."""
+        literal = _negative(value)
+        if type(literal) is list and literal[0] == "l":
+            self.keywords.setdefault(name, set()).add((type(literal[1]).__name__, literal[1]))
 
     def write(self, name: str, stmt: ast.stmt, target: ast.expr, frame: _Frame) -> None:
         """A write of ``self.name`` outside what the constructor leaves: a spoiler, unless it is a
@@ -491,7 +511,14 @@ class _Recorder:
                 if named == "*" or not frame.construction:
                     self._writes(frame).setdefault(named, set()).add((frame.method, 0))
             elif not _is_name(node.args[0], frame.self_name) and named != "*":
-                self.foreign_writes.add(named)
+                self.foreign(named, frame)
+
+    def foreign(self, name: str, frame: _Frame) -> None:
+        """``obj.name = v`` on another object than ``self``: noted where it is made."""
+        if frame.info is not None:
+            frame.info.foreign_writes.append(name)
+        else:
+            self.foreign_writes.add(name)
 
     def _writes(self, frame: _Frame) -> dict:
         return frame.owner.writes  # type: ignore[union-attr,return-value]
@@ -891,3 +918,7 @@ def record_defaults(tree: ast.Module, summary: FileSummary, walked: dict[int, li
     recorder.module(tree.body)
     summary.value_names = sorted(recorder.value_names)
     summary.foreign_writes = sorted(recorder.foreign_writes)
+    summary.handed = sorted(recorder.handed)
+    summary.keywords = {name: [v for _, v in sorted(values, key=repr)] for name, values in recorder.keywords.items()}
+    for function in summary.functions.values():
+        function.foreign_writes = sorted(set(function.foreign_writes))
