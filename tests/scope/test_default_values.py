@@ -378,7 +378,8 @@ def test_a_class_built_on_a_default_path_or_named_elsewhere_keeps_its_scope():
 # 5. what stays as it was -------------------------------------------------------------------
 
 def test_decorated_constructors_and_files_named_alone_assume_no_defaults():
-    decorated = CHAIN.replace("    def __init__(self, dim=8", "    @register_to_config\n        def __init__(self, dim=8")
+    decorated = CHAIN.replace(
+        "    def __init__(self, dim=8", "    @register_to_config\n        def __init__(self, dim=8")
     assert scopes(decorated) == ["compiled", "compiled"]
     assert scopes(CHAIN, named="m.py") == ["compiled", "compiled"]
 
@@ -447,7 +448,8 @@ def test_a_write_by_a_computed_name_spoils_only_where_construction_or_forward_ru
                 return x
         """
     assert scopes(src) == [OPTION]  # a setter only users call
-    called = src.replace("self.use_cache = False\n", "self.use_cache = False\n                self.set_module('a', None)\n", 1)
+    called = src.replace(
+        "self.use_cache = False\n", "self.use_cache = False\n                self.set_module('a', None)\n", 1)
     assert scopes(called) == ["compiled"]
     # the train/eval switch is no configuration: it decides nothing
     training = src.replace("if self.use_cache:", "if not self.training:")

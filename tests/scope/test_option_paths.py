@@ -2,7 +2,8 @@
 ``__init__``, changed only by a user's toggle; or from an ``__init__`` parameter's literal default
 that no constructor call of a whole-package run passes) is compiled only where a user opts in: its
 findings are ``option`` and hidden by default. A method's own keyword argument, an attribute
-written anywhere else, and the ``else`` of such a branch stay where they are."""
+written anywhere else, and the ``else`` of such a branch stay where they are. (Values that flow
+across the run: test_default_values.py.)"""
 
 from __future__ import annotations
 

@@ -14,11 +14,12 @@ every function of the run:
   (processors, tokenizers, feature extractors), configuration, functions dynamo is told to skip
   (``torch.compiler.disable``), branches dynamo never takes (``if not is_compiling():``), and
   helpers only such code calls;
-* ``option``: a branch of compiled or unknown code that the module's default configuration
-  never takes (``if self.use_tiling:`` with ``use_tiling = False`` in ``__init__``,
-  :mod:`zlint.scope.option_paths`), and the helpers only such branches call (``tiled_decode``
-  and the ``blend_v`` it calls), or only such helpers: compiled only where a user turns the
-  option on;
+* ``option``: a branch of compiled or unknown code that the run's default configuration
+  never takes (``if self.use_tiling:`` with ``use_tiling = False`` in ``__init__``; the file
+  summaries hold each test as a tree, :mod:`zlint.scope.option_paths`, which
+  :mod:`zlint.scope.defaults` evaluates over the run), the helpers only such branches call
+  (``tiled_decode`` and the ``blend_v`` it calls), or only such helpers, and the classes only
+  such branches build: compiled only where a user turns the option on;
 * ``unknown``: the rest.
 
 The answer for one file is a :class:`FileScope`: small, picklable, hashable into the cache key.

@@ -33,6 +33,7 @@ the run knows it), keyword arguments known one by one (``("k", items)``), or unk
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,12 +67,34 @@ def truth(value: tuple) -> bool | None:
 
 
 def join(a: tuple, b: tuple) -> tuple:
-    """What a value is when it may be either: the same, or at least not None."""
+    """What a value is when it may be either: the same, or at least not None. Keyword
+    arguments join key by key; a key one side lacks may be absent (``("a", value)``)."""
     if a == b:
         return a
+    if a[0] == "k" and b[0] == "k":
+        one, other = dict(a[1]), dict(b[1])
+        keys = {}
+        for key in one.keys() | other.keys():
+            if key in one and key in other:
+                keys[key] = join(one[key], other[key])
+            else:
+                value = one.get(key, other.get(key))
+                keys[key] = value if value[0] == "a" else ("a", value)  # type: ignore[index]
+        return ("k", tuple(sorted(keys.items())))
+    if a[0] == "a" or b[0] == "a":
+        return ("a", join(a[1] if a[0] == "a" else a, b[1] if b[0] == "a" else b))
     if _is_none(a) is False and _is_none(b) is False:
         return _NOT_NONE
     return UNKNOWN
+
+
+def _keyword(passed: dict, name: str, default: Callable[[], tuple]) -> tuple | None:
+    """What keyword arguments ``passed`` (a ``("k", ...)`` value's items) give ``name``: its
+    value, joined with the default where it may be absent; None where it is absent."""
+    if name not in passed:
+        return None
+    value = passed[name]
+    return join(value[1], default()) if value[0] == "a" else value
 
 
 def _is_none(value: tuple) -> bool | None:
@@ -124,6 +147,25 @@ def _arithmetic(op: str, left: tuple, right: tuple) -> tuple:
         return ("l", BINARY_OPS[op](a, b))
     except (ArithmeticError, ValueError):
         return UNKNOWN
+
+
+def _unknown(name: str) -> tuple:
+    return UNKNOWN
+
+
+class _Params:
+    """Parameters computed one by one, once each (a cycle through one is unknown)."""
+
+    def __init__(self, compute: Callable[[str], tuple]) -> None:
+        self.compute = compute
+        self.known: dict[str, tuple] = {}
+
+    def __call__(self, name: str) -> tuple:
+        found = self.known.get(name)
+        if found is None:
+            self.known[name] = UNKNOWN  # while it is computed
+            found = self.known[name] = self.compute(name)
+        return found
 
 
 @dataclass
@@ -293,7 +335,8 @@ class Defaults:
         if self._constructions is None:  # the first time: every call of a class, by its name
             self._constructions = {}
             for path, summary in self.project.files.items():
-                tables = [((path, ""), summary.call_args), *(((path, q), f.call_args) for q, f in summary.functions.items())]
+                tables = [((path, ""), summary.call_args),
+                          *(((path, q), f.call_args) for q, f in summary.functions.items())]
                 for caller, table in tables:
                     for callee, calls in table.items():
                         if callee.rsplit(".", 1)[-1][:1].isupper():
@@ -394,11 +437,11 @@ class Defaults:
         function = self.functions.get(key)
         cls = (key[0], function.cls) if function is not None and function.cls else None
         if function is None:
-            param: Callable[[str], tuple] = lambda name: UNKNOWN
+            param: Callable[[str], tuple] = _unknown
         elif cls is not None and function.name in _CONSTRUCTION:
-            param = lambda name, c=cls, m=function.name: self.constructor_param(c, m, name)
+            param = functools.partial(self.constructor_param, cls, function.name)
         else:
-            param = lambda name, k=key: self.param(k, name)
+            param = functools.partial(self.param, key)
         found = self._contexts[key] = _Context(key[0], cls, param)
         return found
 
@@ -481,7 +524,12 @@ class Defaults:
         else:
             obj = self.value(base, ctx)
             cls = obj[1] if obj[0] == "o" else None
-            value = self.instance_attribute(cls, name) if cls is not None else UNKNOWN
+            if cls is None:
+                value = UNKNOWN
+            elif len(obj) > 2:  # an instance of the class or of a subclass
+                value = self.read(cls, name, missing=True)
+            else:
+                value = self.instance_attribute(cls, name)
         if value is _MISSING:
             if len(tree) > 3 and cls is not None and self._closed(cls):
                 return self.value(tree[3], ctx)
@@ -538,6 +586,12 @@ class Defaults:
         function = self.functions[key]
         if not function.signature or key[0] not in self.whole:
             return UNKNOWN
+        value = self._passed(key, function, name)
+        # a configuration object passed where we cannot see (`target.update_layer(name, config)`)
+        # is one in its default configuration, as a user builds it unless they opt in
+        return self._annotated(function, name, key[0], configuration=True) if value is UNKNOWN else value
+
+    def _passed(self, key: Key, function: FunctionInfo, name: str) -> tuple:
         calls = self.calls_of(key)
         if not calls:
             return UNKNOWN
@@ -578,16 +632,17 @@ class Defaults:
                 return UNKNOWN
         if name in keywords and name not in positional[:posonly]:
             return self.value(keywords[name], ctx)
+        def default() -> tuple:
+            return self.value(defaults[name], ctx) if name in defaults else UNKNOWN
+
         for tree in unpacked:
             mapping = self.value(tree, ctx)
             if mapping[0] != "k":
                 return UNKNOWN
-            passed = dict(mapping[1])
-            if name in passed:
-                return passed[name]
-        if name in defaults:
-            return self.value(defaults[name], ctx)
-        return UNKNOWN
+            found = _keyword(dict(mapping[1]), name, default)
+            if found is not None:
+                return found
+        return default()
 
     def constructor_param(self, cls: Key, method: str, name: str) -> tuple:
         """Parameter ``name`` of ``cls``'s own ``__init__`` (``__post_init__``: unknown), over
@@ -625,7 +680,7 @@ class Defaults:
         function = self.functions.get(first) if first is not None else None
         if function is not None and function.cls:
             owner = (first[0], function.cls)  # type: ignore[index]
-            env = lambda name, c=cls, f=first: self.constructor_arg(c, f, name)  # type: ignore[misc]
+            env: Callable[[str], tuple] = functools.partial(self.constructor_arg, cls, first)
             while True:
                 record = self.klass(owner).init
                 out.append((owner, env, record))
@@ -636,7 +691,7 @@ class Defaults:
                     break
                 call, explicit = record[1], not record[3].startswith("super()")
                 ctx = _Context(owner[0], cls, env)
-                env = lambda name, b=base, c=call, e=explicit, x=ctx: self.bind(c, self.functions[b], name, e, x)
+                env = _Params(functools.partial(self._bind_name, call, self.functions[base], explicit, ctx))
                 owner = (base[0], self.functions[base].cls)  # type: ignore[assignment]
         self._chains[cls] = out
         return out
@@ -650,6 +705,9 @@ class Defaults:
         found = self.project.callees(owner[0], function, [callee])
         base = next((k for k in found if k[1].endswith("." + method) and self.functions[k].cls), None)
         return base if base is not None and self.functions[base].signature else None
+
+    def _bind_name(self, call: list, function: FunctionInfo, explicit: bool, ctx: _Context, name: str) -> tuple:
+        return self.bind(call, function, name, explicit, ctx)
 
     def constructor_arg(self, cls: Key, init: Key, name: str) -> tuple:
         """What the run's constructions of ``cls`` pass to parameter ``name`` of ``init`` (the
@@ -686,17 +744,26 @@ class Defaults:
         if name == kwarg:
             return ("k", ())
         if name in defaults:
-            return self.value(defaults[name], _Context(path, None, lambda _: UNKNOWN))
-        if name in annotations:
-            found = self.project.class_of(path, annotations[name])
-            return ("o", found) if found is not None else UNKNOWN
-        return UNKNOWN
+            return self.value(defaults[name], _Context(path, None, _unknown))
+        return self._annotated(function, name, path)
+
+    def _annotated(self, function: FunctionInfo, name: str, path: str, configuration: bool = False) -> tuple:
+        """A parameter annotated with a class of the run (``config: OPTConfig``): an instance of
+        it or of a subclass, in its default configuration; ``configuration``: only for a
+        configuration class."""
+        annotation = _signature(function)[5].get(name)
+        found = self.project.class_of(path, annotation) if annotation else None
+        if found is None or (configuration and not self._configuration(found)):
+            return UNKNOWN
+        return ("o", found, 1)
 
     # attributes ------------------------------------------------------------------------------
 
-    def read(self, cls: Key, name: str) -> tuple:
-        """``self.name`` in a method of ``cls``: the same for the class and each subclass, or unknown."""
-        return self._memoized(("r", cls, name), lambda: self._read(cls, name))
+    def read(self, cls: Key, name: str, missing: bool = False) -> tuple:
+        """``self.name`` in a method of ``cls``: the same for the class and each subclass, or
+        unknown; ``missing``: :data:`_MISSING` where none of them sets it."""
+        value = self._memoized(("r", cls, name), lambda: self._read(cls, name))
+        return UNKNOWN if value is _MISSING and not missing else value
 
     def _read(self, cls: Key, name: str) -> tuple:
         out: tuple | None = None
@@ -708,9 +775,7 @@ class Defaults:
             seen.add(current)
             todo.extend(self.children.get(current, ()))
             value = self.instance_attribute(current, name)
-            if value is _MISSING:
-                value = UNKNOWN
-            out = value if out is None else join(out, value)
+            out = value if out is None else (out if out == value else join(out, value))
             if out is UNKNOWN:
                 return UNKNOWN
         return out if out is not None else UNKNOWN
@@ -731,7 +796,7 @@ class Defaults:
             for current in self.mro(cls):
                 found = self.klass(current).fields.get(name)
                 if found is not None:
-                    value = self.value(found[0], _Context(current[0], cls, lambda _: UNKNOWN))
+                    value = self.value(found[0], _Context(current[0], cls, _unknown))
                     break
         # a flag some code sets on another object (`roi_heads.keypoint_roi_pool = pool`,
         # `block.fused_attn = False`) may be this one; an object it holds (`encoder.config =
@@ -760,6 +825,8 @@ class Defaults:
                 called = called if called is not None else {c for k in mro for c in self.klass(k).self_calls}
                 if method in called:
                     return True
+            if any(len(key) > 1 and key[-1] == "*" and name.startswith(key[:-1]) for key in info.writes):
+                return True  # `setattr(self, f"pos_embed_{i}", ...)`
         return self._computed(cls)
 
     def _reach(self, cls: Key) -> frozenset[str]:
@@ -822,8 +889,8 @@ class Defaults:
             for current in reversed(self.mro(cls)):
                 for name, (tree, annotated) in self.klass(current).fields.items():
                     if annotated:
-                        attrs[name] = (["p", name], _Context(current[0], cls, lambda n, c=cls, t=tree, p=current[0]:
-                                                             self.field_arg(c, n, t, p), attrs))
+                        field = functools.partial(self._field_of, cls, tree, current[0])
+                        attrs[name] = (["p", name], _Context(current[0], cls, field, attrs))
         else:
             self._run(chain, 0, cls, attrs)
         post = self.project.method(cls[0], cls[1], "__post_init__")
@@ -835,7 +902,7 @@ class Defaults:
                 record = self.klass(owner).post_init
                 if record is None:
                     break
-                ctx = _Context(owner[0], cls, lambda _: UNKNOWN, attrs)
+                ctx = _Context(owner[0], cls, _unknown, attrs)
                 for name, tree in record[0].items():
                     attrs[name] = (tree, ctx)
                 base = self._base_constructor(owner, "__post_init__", record) if record[1] is not None else None
@@ -873,6 +940,9 @@ class Defaults:
                 return False
         return True
 
+    def _field_of(self, cls: Key, default: object, path: str, name: str) -> tuple:
+        return self.field_arg(cls, name, default, path)
+
     def field_arg(self, cls: Key, name: str, default: object, path: str) -> tuple:
         """A dataclass-style field: what the run's constructions pass by keyword, else its default."""
         return self._memoized(("f", cls, name), lambda: self._field_arg(cls, name, default, path))
@@ -886,19 +956,23 @@ class Defaults:
         passed, unpacked, count = table
         values = [(caller, tree) for caller, tree in passed.get(name, ())]
         out: tuple | None = None
+        def own_default() -> tuple:
+            return self.value(default, _Context(path, None, _unknown))
+
         for caller, tree in unpacked:  # `Config(**options)`: known keywords only
             mapping = self.value(tree, self._caller(caller))
             if mapping[0] != "k":
                 return UNKNOWN
-            if name in dict(mapping[1]):
-                out = dict(mapping[1])[name] if out is None else join(out, dict(mapping[1])[name])
+            found = _keyword(dict(mapping[1]), name, own_default)
+            if found is not None:
+                out = found if out is None else join(out, found)
         for caller, tree in values:
             value = self.value(tree, self._caller(caller))
             out = value if out is None else join(out, value)
             if out is UNKNOWN:
                 return UNKNOWN
         if len(values) < count or out is None:  # some construction leaves it to its default
-            value = self.value(default, _Context(path, None, lambda _: UNKNOWN))
+            value = self.value(default, _Context(path, None, _unknown))
             out = value if out is None else join(out, value)
         return self._handed(cls, name, out)
 

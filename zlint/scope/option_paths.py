@@ -273,7 +273,9 @@ class _Recorder:
         return self.add(frame, test, untaken_when, (block[0].lineno, block[0].col_offset,
                         last.end_lineno or last.lineno, last.end_col_offset or 0), opened)
 
-    def add(self, frame: _Frame, test: object, untaken_when: bool, span: tuple[int, int, int, int], decided: int) -> int:
+    def add(
+        self, frame: _Frame, test: object, untaken_when: bool, span: tuple[int, int, int, int], decided: int
+    ) -> int:
         """A candidate: ``span`` is not run when ``test`` is ``untaken_when``; whole lines after
         ``decided`` (the deciding test's last line) belong to it, the rest by position."""
         self.candidates.append([*span, decided, frame.qualname, _sized(test), untaken_when])
@@ -358,10 +360,11 @@ class _Recorder:
         if info is not None and not entry:
             defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
             defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
-            # a required constructor parameter annotated with a class: an instance of it
+            # a parameter annotated with a class of the run: an instance of it (its default
+            # configuration, where no call says otherwise)
             annotations = {a.arg: name for a in (*positional, *args.kwonlyargs)
                            if a.annotation is not None and (name := _annotation(a.annotation))
-                           } if node.name == "__init__" else {}
+                           and not _external(self.summary.imports.get(name.split(".", 1)[0]))}
             info.signature = [
                 len(positional), args.vararg.arg if args.vararg else None, args.kwarg.arg if args.kwarg else None,
                 {name: _default(d) for name, d in defaults.items()},
@@ -440,7 +443,8 @@ class _Recorder:
                     self.reference(name, node, frame, inner)
                     if id(node) not in heads:  # handed on, not called: built where we cannot see
                         self.handed.add(name)
-                elif name in self.named and id(node) not in heads and name not in frame.params and name not in frame.env:
+                elif name in self.named and id(node) not in heads and name not in frame.params and (
+                        name not in frame.env):
                     self.value_names.add(name)
             elif kind is ast.Attribute:
                 heads.add(id(node.value))  # type: ignore[attr-defined]
@@ -458,10 +462,13 @@ class _Recorder:
             elif kind is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
                 heads.add(id(func))
-                for keyword in node.keywords:  # type: ignore[attr-defined]
-                    if keyword.arg is not None:
-                        self.keyword(keyword.arg, keyword.value)
                 callee = dotted_with_super(func)
+                if callee in ("isinstance", "issubclass"):  # a check, no hand-off
+                    heads.update(id(a) for a in node.args[1:] for a in walk(a))  # type: ignore[attr-defined]
+                elif callee == "dict" or any(_names_class(a) for a in (*node.args, *(k.value for k in node.keywords))):  # type: ignore[attr-defined]
+                    for keyword in node.keywords:  # type: ignore[attr-defined]  # `dict(use_rel_pos=True)`
+                        if keyword.arg is not None:
+                            self.keyword(keyword.arg, keyword.value)
                 if callee is not None:
                     self.call(callee, node, frame, inner)  # type: ignore[arg-type]
                     if owner_self is not None or callee == "setattr":
@@ -477,8 +484,9 @@ class _Recorder:
         frame.shadow = outer_shadow
 
     def keyword(self, name: str, value: ast.expr) -> None:
-        """A keyword argument (or dict entry) passed as a literal: a class handed on to a factory
-        may be built with it."""
+        """A literal in a dict (``dict(use_rel_pos=True)``, ``{"use_rel_pos": True}``) or passed
+        by keyword along with a class handed on (``partial(Block, use_rel_pos=True)``): a factory
+        may build a class handed on with it."""
         literal = _negative(value)
         if type(literal) is list and literal[0] == "l":
             self.keywords.setdefault(name, set()).add((type(literal[1]).__name__, literal[1]))
@@ -772,9 +780,15 @@ def _external(target: str | None) -> bool:
 
 
 def _annotation(node: ast.expr) -> str | None:
-    """The class an annotation names (``Config``, ``cfg.Config``, ``"Config"``), if it is one name."""
+    """The class an annotation names (``Config``, ``cfg.Config``, ``"Config"``, ``Config | None``,
+    ``Optional[Config]``), if it is one name."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
         return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [n for n in (node.left, node.right) if not (isinstance(n, ast.Constant) and n.value is None)]
+        return _annotation(sides[0]) if len(sides) == 1 else None
+    if isinstance(node, ast.Subscript) and _last(node.value) == "Optional":
+        return _annotation(node.slice)
     name = dotted_with_super(node)
     return name if name and name.rsplit(".", 1)[-1][:1].isupper() else None
 
@@ -840,6 +854,12 @@ def _self_attr(node: ast.AST, self_name: str = "self") -> str | None:
     return None
 
 
+def _names_class(node: ast.expr) -> bool:
+    """``Block``, ``layers.Block``: a name that, by its case, is a class handed on as a value."""
+    name = dotted_with_super(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    return name is not None and name.rsplit(".", 1)[-1][:1].isupper()
+
+
 def _targets(target: ast.expr, self_name: str | None) -> list[str]:
     """The names and ``self.x`` attributes an assignment target rebinds (not ``self.cache[k]``
     nor ``self.config.x``: they change what the attribute holds)."""
@@ -881,7 +901,7 @@ def _assigned(statements: list[ast.stmt], self_name: str | None) -> set[str]:
             named, func = _named_by_call(call), call.func
             on_self = _is_name(func.value, self_name) if isinstance(func, ast.Attribute) else (
                 bool(call.args) and _is_name(call.args[0], self_name))
-            if named is not None and named != "*" and on_self:
+            if named is not None and not named.endswith("*") and on_self:
                 out.add("self." + named)
         for target in targets:
             out.update(_targets(target, self_name))
@@ -905,7 +925,11 @@ def _named_by_call(node: ast.Call) -> str | None:
     if name not in _SETTERS:
         return None
     key = node.args[1 if name == "setattr" else 0] if len(node.args) > (name == "setattr") else None
-    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"
+    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        return key.value
+    if isinstance(key, ast.JoinedStr) and key.values and isinstance(key.values[0], ast.Constant):
+        return f"{key.values[0].value}*"  # f"pos_embed_{i}": the attributes with that prefix
+    return "*"
 
 
 def record_defaults(tree: ast.Module, summary: FileSummary, walked: dict[int, list[ast.AST]] | None = None) -> None:
@@ -913,7 +937,8 @@ def record_defaults(tree: ast.Module, summary: FileSummary, walked: dict[int, li
     summary's functions and classes must be in already. ``walked``: the nodes of statements'
     own expressions that the summarizer walked (the same lists, in the same order)."""
     recorder = _Recorder(summary, walked or {})
-    recorder.defined = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    recorder.defined = {
+        s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     recorder.named = summary.functions.keys() | summary.imports.keys()
     recorder.module(tree.body)
     summary.value_names = sorted(recorder.value_names)
