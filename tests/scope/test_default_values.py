@@ -504,3 +504,29 @@ def test_a_class_handed_to_a_factory_may_get_the_literal_keywords_the_run_passes
         """
     # every registered variant may set small_kernels; none sets crop
     assert scopes(src) == ["compiled", OPTION]
+
+
+def test_values_unpacked_from_both_ends_of_a_starred_tuple():
+    src = """
+        import torch
+        from torch import nn
+
+        def exists(v):
+            return v is not None
+
+        class Tokenizer(nn.Module):
+            def __init__(self, max_size=None):
+                super().__init__()
+                self.max_size = max_size
+
+            def forward(self, x):
+                batch, seq, max_size = *x.shape, self.max_size
+                if exists(max_size):
+                    x = x[x > 0]
+                first, *rest = self.max_size, 1, 2
+                if exists(first):
+                    x = x[x > 1]
+                return x
+        """
+    # the second unpacking has a starred target: its names are unknown
+    assert scopes(src) == [OPTION, "compiled"]

@@ -259,8 +259,11 @@ class Defaults:
         return out
 
     def _user_called(self, key: Key) -> bool:
-        """Code only a user's call runs: a public function or method (no entry point) that no
-        code of the run calls, or a function only such code calls."""
+        """Code only a user's call on a built object runs: a public method (no entry point) that
+        no code of the run calls (a toggle: ``enable_gradient_checkpointing()``), or a function
+        only such code calls. A public function no code calls may be a builder
+        (``retinanet_resnet50_fpn_v2()`` sets ``head._loss_type = "giou"``): what it sets is that
+        model's default."""
         if key in self._toggles:
             return self._toggles[key]
         self._toggles[key] = False  # a cycle: run by default, for all we know
@@ -269,7 +272,7 @@ class Defaults:
         if callers:
             found = all(self._user_called(caller) for caller in callers)
         else:
-            found = not function.name.startswith("_") and function.name not in _ENTRY and (
+            found = function.cls is not None and not function.name.startswith("_") and function.name not in _ENTRY and (
                 key not in self.unbound and not any(c.rsplit(".", 1)[-1] == function.name
                                                     for _, c, _ in self.by_name.get(function.name, ())))
         self._toggles[key] = found

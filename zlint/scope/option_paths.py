@@ -424,7 +424,9 @@ class _Recorder:
         walked = self.walked.get(id(stmt))
         if walked is None:
             walked = [n for root in _own_expressions(stmt) for n in walk(root)]
-        nodes = [node for node in walked if type(node) in _SCANNED]
+        named = self.named  # a lower-case name matters only as a value of the module's own
+        nodes = [node for node in walked if type(node) in _SCANNED and (
+            type(node) is not ast.Name or node.id[:1].isupper() or node.id in named)]  # type: ignore[attr-defined]
         binders = [node for node in walked if type(node) in _BINDERS]
         bound = {a.arg for n in binders if type(n) is ast.Lambda for a in _lambda_args(n)}  # type: ignore[arg-type]
         bound.update(t.id for n in binders if type(n) is ast.comprehension
