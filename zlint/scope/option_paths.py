@@ -36,13 +36,13 @@ from __future__ import annotations
 import ast
 import operator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from zlint.core.ast_walk import walk
 from zlint.scope.compile_state import dotted_with_super
 
-if TYPE_CHECKING:
-    from zlint.scope.file_summary import ClassInfo, FileSummary, FunctionInfo
+# the file summary's records (zlint.scope.file_summary imports this module: no import back)
+ClassInfo = FileSummary = FunctionInfo = Any
 
 UNKNOWN = 0
 # trees larger than this are unknown: a local rebuilt from itself in a long chain
