@@ -3,30 +3,40 @@ and so which candidate paths (:mod:`zlint.scope.option_paths`) it never takes (:
 
 One abstract evaluation, over the trees the file summaries hold. A value is a literal
 (``("l", v)``), a tuple of literals, an object that is not None (``("o", class)``, the class when
-the run knows it), keyword arguments known one by one (``("k", items)``), or unknown (:data:`UNKNOWN`).
+the run knows it; ``("o", class, 1)``: of it or a subclass), a value of known truth
+(``("b", truth)``), keyword arguments known one by one (``("k", items)``, a key that may be
+absent as ``("a", value)``), or unknown (:data:`UNKNOWN`). The transfer functions are
+:func:`truth`, :func:`join`, :func:`compare` and :meth:`Defaults.value`.
 
 * **Parameters** are what every call of the run passes: a literal, nothing (the parameter's own
   default), or a value itself known, evaluated where the call is (a parameter of the caller, an
   attribute of its ``self``). One call passing something unknown, a call this reading cannot bind
-  (``obj.m(...)`` on an object of unknown class, a function handed on as a value) or a caller
-  outside the run keeps it unknown, and so do the parameters of entry points (``forward``,
-  dunders) and of functions no code of the run calls: their callers pass them per call. A
-  ``**kwargs`` parameter that no call fills is empty: forwarding it passes nothing.
+  (``obj.m(...)`` on an object of unknown class makes every method of that name unknown, a
+  function handed on as a value) or a caller outside the run keeps it unknown, and so do the
+  parameters of entry points (``forward``, dunders) and of functions no code of the run calls:
+  their callers pass them per call. A ``**kwargs`` parameter that no call fills is empty:
+  forwarding it passes nothing. A parameter annotated with a configuration class that stays
+  unknown is an instance of it in its default configuration (a user's configuration is a
+  non-default one).
 * **Constructor parameters** are what the run's constructions of the class pass, or their
   defaults where it builds the class nowhere (a user builds it, in the default configuration
   unless they opt in); a required parameter annotated with a class of the run (``config:
   OPTConfig``) is that class in its default configuration. Only where the run holds the class's
   whole package (every construction in sight); a decorated ``__init__`` may be handed a saved
-  configuration (diffusers' ``@register_to_config``), so its parameters are unknown.
+  configuration (diffusers' ``@register_to_config``), so its parameters are unknown. A class
+  handed on as a value (to a factory) may be built with any literal the run puts in a dict or
+  passes by keyword along with a class handed on (``model_args = dict(use_rel_pos=True)``).
 * **Attributes** of an instance of class ``K`` are what ``K``'s ``__init__`` chain leaves
   (``super().__init__(config)`` binds the base's parameters to what ``K`` passes), its
   ``__post_init__`` chain, or class-level fields (a dataclass-style configuration's
   ``layerdrop: float = 0.0`` is a keyword of its constructor). ``self.x`` in a method of ``B`` is
   the same for ``B`` and each subclass of the run, or unknown. A write anywhere else spoils it,
   except a public method that sets a literal and that the class never calls (a user's toggle,
-  ``enable_tiling()``); a write by a computed name spoils every attribute, except in a
-  configuration class (named ``*Config``/``*Configuration``), where it is how a saved or a
-  user's configuration is loaded, not the default one.
+  ``enable_tiling()``); so does a write of that name on another object (``heads.keypoint_head =
+  head``) made by code other than a user's call on a built object, unless the value is an object;
+  a write by a computed name in code that building or running the class runs spoils every
+  attribute (``f"pos_embed_{i}"``: those with its prefix), except in a configuration class
+  (named ``*Config``/``*Configuration``), where it is how a saved configuration loads.
 * **Helpers** whose body is one ``return`` (``def exists(v): return v is not None``) are
   evaluated on their arguments.
 """

@@ -26,9 +26,15 @@ self.training`` ... ``if q:`` is a test of ``self.dropout``. What is recorded:
   ``and``/``or`` operand after one that may decide it, each arm of a conditional expression, with
   its test's tree and the value that leaves it untaken;
 * per function, its signature, the arguments of its calls (:attr:`FunctionInfo.call_args`), what a
-  one-line helper returns, on which candidates each call and class reference lies;
+  one-line helper returns, on which candidates each call and class reference lies, and the
+  attributes it sets on other objects (``heads.keypoint_head = head``);
 * per class, its class-level fields, what ``__init__`` and ``__post_init__`` leave in each
-  attribute (and the arguments of their call of the base's), and the writes of its other methods.
+  attribute (and the arguments of their call of the base's), and the writes of its other methods;
+* per file, the functions read as values (called where this reading cannot see), the classes
+  handed on as values (``build_model_with_cfg(Sam, **kwargs)``) and the literals passed by keyword
+  with them or put in dicts (``dict(use_rel_pos=True)``).
+
+The statements' expressions are the nodes the summarizer walked already (:func:`record_defaults`).
 """
 
 from __future__ import annotations
@@ -49,7 +55,7 @@ UNKNOWN = 0
 _MAX_NODES = 40
 # the kinds of tree whose value the run may know (a literal alone decides no configuration)
 _LIVE = frozenset({"p", "a", "g", "c", "o", "s"})
-# methods that run inside the compiled call: a write there is no user's toggle
+# methods that run inside the compiled call: their parameters are each caller's own
 _CALLED_BY_TORCH = frozenset({"forward", "__call__"})
 # methods whose parameters are configuration: their calls construct the object
 _CONSTRUCTION = frozenset({"__init__", "__post_init__"})
@@ -99,11 +105,11 @@ def live(tree: object) -> bool:
 
 
 def _size(tree: object, budget: int = _MAX_NODES) -> int:
-    """The nodes of ``tree``, counted up to ``budget + 1``."""
+    """The nodes of ``tree`` (or of a list of trees), counted up to ``budget + 1``."""
     if type(tree) is not list:
         return 1
     count = 1
-    for part in tree[1:]:
+    for part in tree[1:] if tree and type(tree[0]) is str else tree:
         if type(part) is list:
             count += _size(part, budget - count)
         elif type(part) is dict:
@@ -467,7 +473,8 @@ class _Recorder:
                 callee = dotted_with_super(func)
                 if callee in ("isinstance", "issubclass"):  # a check, no hand-off
                     heads.update(id(a) for a in node.args[1:] for a in walk(a))  # type: ignore[attr-defined]
-                elif callee == "dict" or any(_names_class(a) for a in (*node.args, *(k.value for k in node.keywords))):  # type: ignore[attr-defined]
+                elif node.keywords and (callee == "dict" or any(  # type: ignore[attr-defined]
+                        _names_class(a) for a in (*node.args, *(k.value for k in node.keywords)))):  # type: ignore[attr-defined]
                     for keyword in node.keywords:  # type: ignore[attr-defined]  # `dict(use_rel_pos=True)`
                         if keyword.arg is not None:
                             self.keyword(keyword.arg, keyword.value)
