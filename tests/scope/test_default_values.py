@@ -530,3 +530,63 @@ def test_values_unpacked_from_both_ends_of_a_starred_tuple():
         """
     # the second unpacking has a starred target: its names are unknown
     assert scopes(src) == [OPTION, "compiled"]
+
+
+def test_a_configuration_passed_where_the_run_cannot_see_is_in_its_default_configuration():
+    config = """
+        from dataclasses import dataclass
+
+        @dataclass
+        class AdapterConfig:
+            dropout: float = 0.0
+        """
+    src = """
+        import torch
+        from torch import nn
+        from .config import AdapterConfig
+
+        class Dropout(nn.Module):
+            def forward(self, x):
+                return x[x > 0]
+
+        class Layer(nn.Module):
+            def update_layer(self, name, config: AdapterConfig):
+                self.drop = Dropout() if config.dropout > 0.0 else nn.Identity()
+
+            def forward(self, x):
+                return self.drop(x)
+
+        def inject(targets, config):
+            for target in targets:
+                target.update_layer("a", config)  # a layer of unknown class
+        """
+    why = ("only in Dropout, which is built only when config.dropout is not its default (0.0), "
+           "in Layer.update_layer")
+    assert findings(src, others={"config.py": config}) == [("ZL305", 7, OPTION, why)]
+    # a parameter annotated with a class that is no configuration stays unknown
+    plain = src.replace("config: AdapterConfig", "config: Dropout")
+    assert scopes(plain, others={"config.py": config}) == ["compiled"]
+
+
+def test_what_a_builder_sets_on_the_model_it_builds_is_that_models_default():
+    src = """
+        import torch
+        from torch import nn
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self._loss_type = "l1"
+
+            def forward(self, x):
+                if self._loss_type == "giou":
+                    x = x[x > 0]
+                return x
+
+        def head_v2():
+            head = Head()
+            head._loss_type = "giou"
+            return head
+        """
+    assert scopes(src) == ["compiled"]
+    assert scopes(src.replace('head._loss_type = "giou"', "pass")) == [OPTION]
