@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from zlint.core.ast_walk import walk
 from zlint.scope.compile_state import PREDICATE, calls_predicate, dotted_with_super, predicate_returns, test_tree
 from zlint.scope.host_roles import SESSION
-from zlint.scope.option_paths import record_defaults
+from zlint.scope.option_paths import READ_NODES, record_defaults
 
 # Reading or writing files: dynamo cannot trace it, and model code does it only at setup or export
 IO_CALLS = frozenset({
@@ -184,7 +184,7 @@ class _Summarizer:
 
     def __init__(self, summary: FileSummary) -> None:
         self.summary = summary
-        #: statement -> the nodes of its own expressions, in walk order (for :func:`record_defaults`)
+        #: statement -> the nodes of its own expressions that :func:`record_defaults` reads, in walk order
         self.walked: dict[int, list[ast.AST]] = {}
         self.scope: list[str] = []
         self.classes: list[ClassInfo] = []
@@ -397,22 +397,29 @@ class _Summarizer:
                 self.built[name] = callee
 
     def expressions(self, root: ast.AST) -> list[ast.AST]:
-        """Note the calls and attributes under ``root``; returns its nodes, in walk order."""
+        """Note the calls and attributes under ``root``; returns the nodes the default-configuration
+        pass reads (:data:`zlint.scope.option_paths.READ_NODES`), in walk order."""
         called: set[int] = set()
-        nodes = walk(root)
-        for node in nodes:  # parents come before children: a callee is seen as called
-            if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
-                self.attribute_name(node.attr)
-            if isinstance(node, ast.Call):
-                self.call(node)
-                called.add(id(node.func))
-            elif isinstance(node, ast.Attribute) and id(node) not in called and self.functions:
-                if isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(node.ctx, ast.Load):
-                    self.functions[-1].refs.add(node.attr)
-            elif isinstance(node, ast.Attribute) and node.attr == "DYNAMIC":
-                if (dotted_with_super(node.value) or "").endswith("Dim"):
-                    self.summary.single_graph = True
-        return nodes
+        kept: list[ast.AST] = []
+        for node in walk(root):  # parents come before children: a callee is seen as called
+            kind = type(node)
+            if kind in READ_NODES:
+                kept.append(node)
+            if kind is ast.Call:
+                self.call(node)  # type: ignore[arg-type]
+                called.add(id(node.func))  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                value = node.value  # type: ignore[attr-defined]
+                on_self = type(value) is ast.Name and value.id == "self"
+                if not on_self:
+                    self.attribute_name(node.attr)  # type: ignore[attr-defined]
+                if id(node) not in called and self.functions:
+                    if on_self and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                        self.functions[-1].refs.add(node.attr)  # type: ignore[attr-defined]
+                elif node.attr == "DYNAMIC":  # type: ignore[attr-defined]
+                    if (dotted_with_super(value) or "").endswith("Dim"):
+                        self.summary.single_graph = True
+        return kept
 
     def attribute_name(self, name: str) -> None:
         (self.functions[-1] if self.functions else self.summary).attribute_names.add(name)

@@ -84,6 +84,8 @@ _SETTERS = frozenset({"setattr", "register_buffer", "register_parameter", "add_m
 _DICT_WRITERS = frozenset({"update", "setdefault", "pop", "popitem", "clear"})  # on self.__dict__
 _SCANNED = frozenset({ast.Name, ast.Attribute, ast.Call, ast.BoolOp, ast.IfExp, ast.Dict})
 _BINDERS = frozenset({ast.Lambda, ast.comprehension})
+#: the expression nodes this pass reads: what the summarizer keeps of its walk for it
+READ_NODES = _SCANNED | _BINDERS
 
 
 def live(tree: object) -> bool:
@@ -429,11 +431,13 @@ class _Recorder:
         expressions."""
         walked = self.walked.get(id(stmt))
         if walked is None:
-            walked = [n for root in _own_expressions(stmt) for n in walk(root)]
+            walked = [n for root in _own_expressions(stmt) for n in walk(root) if type(n) in READ_NODES]
+        if not walked:
+            return
         named = self.named  # a lower-case name matters only as a value of the module's own
-        nodes = [node for node in walked if type(node) in _SCANNED and (
-            type(node) is not ast.Name or node.id[:1].isupper() or node.id in named)]  # type: ignore[attr-defined]
-        binders = [node for node in walked if type(node) in _BINDERS]
+        nodes = [node for node in walked if type(node) is not ast.Name or node.id[:1].isupper()  # type: ignore[attr-defined]
+                 or node.id in named]  # type: ignore[attr-defined]
+        binders = [node for node in nodes if type(node) in _BINDERS]
         bound = {a.arg for n in binders if type(n) is ast.Lambda for a in _lambda_args(n)}  # type: ignore[arg-type]
         bound.update(t.id for n in binders if type(n) is ast.comprehension
                      for t in walk(n.target) if isinstance(t, ast.Name))  # type: ignore[attr-defined]
@@ -486,7 +490,7 @@ class _Recorder:
                 self.operands(node, frame, inner)  # type: ignore[arg-type]
             elif kind is ast.IfExp:
                 self.arms(node, frame, inner)  # type: ignore[arg-type]
-            else:  # a dict display: `{"use_rel_pos": True}` may become keyword arguments
+            elif kind is ast.Dict:  # a dict display: `{"use_rel_pos": True}` may become keyword arguments
                 for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
                     if isinstance(key, ast.Constant) and isinstance(key.value, str):
                         self.keyword(key.value, value)
