@@ -112,7 +112,7 @@ def test_each_file_is_read_once_and_parsed_once(tree, monkeypatch):
     monkeypatch.setattr(ast, "parse", parse)
     summarized = []
     real_summarize = project_scope.summarize
-    monkeypatch.setattr(project, "summarize", lambda path, t: summarized.append(path) or real_summarize(path, t))
+    monkeypatch.setattr(project, "summarize", lambda path, *a: summarized.append(path) or real_summarize(path, *a))
     results = parallel.lint_files([(p, Settings()) for p in tree], jobs=1)
     assert sorted(reads) == tree
     decodable = [p for p in tree if Path(p).exists() and not p.endswith("latin.py")]
@@ -124,10 +124,10 @@ def test_a_summary_that_fails_leaves_the_file_to_its_own_scope_and_the_run_goes_
     paths = _write(tmp_path, {"helpers.py": HELPER, "model.py": MODEL, "other.py": HAZARD})
     reference = parallel.lint_files([(p, Settings()) for p in paths], jobs=1)
 
-    def summarize(path, tree):
+    def summarize(path, *args):
         if path.endswith("model.py"):
             raise RecursionError("too deep")
-        return project_scope.summarize(path, tree)
+        return project_scope.summarize(path, *args)
 
     monkeypatch.setattr(project, "summarize", summarize)
     results = parallel.lint_files([(p, Settings()) for p in paths], jobs=1)

@@ -3,13 +3,13 @@ placement with the project index, moved scopes, classification that leaves the i
 
 from __future__ import annotations
 
-import ast
 import copy
 import subprocess
 import sys
 from pathlib import Path
 
 from zlint.adoption.add_noqa import with_noqa
+from zlint.core.source import parse_source
 from zlint.frontends.server.workspace import Workspace, _line_map
 from zlint.scope.index import summary_of
 
@@ -205,4 +205,4 @@ def test_an_edit_is_linted_with_the_documents_memo_and_summarized_when_edits_pau
     assert document.unsummarized is not None and workspace.stale
     workspace.settle()
     assert document.unsummarized is None and not workspace.stale
-    assert workspace._summaries[path] == summary_of(path, ast.parse(edited))
+    assert workspace._summaries[path] == summary_of(path, parse_source(edited, path))

@@ -160,6 +160,39 @@ def check(w: torch.Tensor):
     assert zl3(code) == [(3, 12, "ZL303")]
 
 
+def test_an_assert_that_takes_a_tensors_truth_in_python_breaks():
+    # measured on 2.13: `not t`, and every `and`/`or` operand but the last, are truth-tested in
+    # Python (4 graphs over 3 sizes, "Data-dependent branching"); one tensor asserted, or the
+    # last operand, is a runtime assert (2 graphs)
+    code = """\
+import torch
+def f(tokens: torch.Tensor, n: int, x, vocab: int):
+    assert (tokens.min() >= 0) and (tokens.max() < vocab), "range"
+    assert not (tokens < 0).any()
+    assert tokens.max() < vocab or n > 0
+    assert n > 0 and tokens.min() >= 0
+    assert tokens.min() >= 0
+    assert (tokens.min() >= 0) & (tokens.max() < vocab)
+    assert x.shape[0] == 2 and n > 3
+"""
+    assert zl3(code) == [(3, 13, "ZL303"), (4, 16, "ZL303"), (5, 12, "ZL303")]
+    assert "tested for truth inside an assert: graph break" in lint(code, ZL3)[0].message
+
+
+def test_a_mask_at_any_index_position_selects():
+    code = """\
+import torch
+def f(edges: torch.Tensor, batch: torch.Tensor, x: torch.Tensor, idx: torch.Tensor):
+    a = edges[:, batch[edges[0]] == batch[edges[1]]]
+    b = x[0, ..., x[1] > 0]
+    c = x[:, idx]
+    d = x[:, 0:3]
+    x[:, x[0] > 0] = 0
+    return a, b, c, d
+"""
+    assert zl3(code) == [(3, 9, "ZL305"), (4, 9, "ZL305")]
+
+
 def test_writes_through_masks_in_tuple_targets_are_quiet():
     code = """\
 import torch

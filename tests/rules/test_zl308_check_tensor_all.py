@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
+import pytest
+
 from conftest import codes_at, lint
+from inprocess import zlint
 from zlint.core.settings import Settings
 
 ZL308 = Settings(select=("ZL308",))
@@ -53,11 +60,95 @@ def f(x):
     assert codes_at(code, ZL308) == []
 
 
-def test_it_reads_no_size_fact_and_is_on_by_default():
+def test_it_reads_the_size_facts_and_is_on_by_default():
     from zlint import rules as rule_modules
     from zlint.core import registry
     from zlint.facts.size_facts import SizeFactsProvider
 
     visitor = rule_modules.visitors(["ZL308"])[0]
-    assert SizeFactsProvider not in visitor.get_inherited_dependencies()
+    assert SizeFactsProvider in visitor.get_inherited_dependencies()  # is a wrapper's argument a tensor
     assert registry.RULES_BY_CODE["ZL308"].default_enabled
+
+
+# transformers' torch_compilable_check: under tracing it hands a tensor condition to
+# torch._check_tensor_all (measured on 2.13: 4 graphs over 3 sizes, a graph break, where the
+# same model without the call compiles 2)
+WRAPPER = """\
+import os
+
+
+def is_tracing():
+    import torch
+    return torch.compiler.is_compiling()
+
+
+def torch_compilable_check(cond, msg, error_type=ValueError):
+    if os.getenv("NO_CHECK") == "1":
+        return
+    import torch
+
+    if is_tracing():
+        if isinstance(cond, torch.Tensor):
+            torch._check_tensor_all(cond)
+        else:
+            torch._check(cond)
+        return
+    if not cond:
+        raise error_type(msg)
+
+
+def eager_check(cond, msg):
+    import torch
+
+    if not torch.compiler.is_compiling():
+        torch._check_tensor_all(cond)
+
+
+def plain_check(cond, msg):
+    if not cond:
+        raise ValueError(msg)
+"""
+MODEL = """\
+import torch
+from torch import nn
+
+from ..utils import eager_check, plain_check, torch_compilable_check
+
+
+class Model(nn.Module):
+    def forward(self, ids: torch.Tensor, feats: torch.Tensor):
+        n = (ids == 3).sum()
+        torch_compilable_check(n * feats.shape[-1] == feats.numel(), "tokens")
+        torch_compilable_check(ids.shape[0] == feats.shape[0], "sizes")
+        plain_check(n == feats.shape[0], "plain")
+        eager_check(n == feats.shape[0], "eager")
+        ok = torch_compilable_check(n > 0, "value used")
+        return feats * 2 if ok is None else feats
+"""
+
+
+def _package(root: Path) -> None:
+    for name, text in {
+        "pkg/__init__.py": "", "pkg/models/__init__.py": "", "pkg/models/model.py": MODEL,
+        "pkg/utils/__init__.py": "from .checks import eager_check, plain_check, torch_compilable_check\n",
+        "pkg/utils/checks.py": WRAPPER,
+    }.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+@pytest.mark.parametrize("full_path", ["", "1"])
+def test_a_tensor_condition_handed_to_a_check_wrapper_of_the_run(tmp_path, monkeypatch, full_path):
+    _package(tmp_path)
+    monkeypatch.setenv("ZLINT_FULL_PATH", full_path)
+    found = json.loads(zlint("--no-cache", "--format", "json", "--select", "ZL308", "pkg", cwd=tmp_path).stdout)
+    assert [(Path(f["filename"]).name, f["location"]["row"], f["location"]["column"]) for f in found] == [
+        ("model.py", 10, 9), ("checks.py", 16, 13),
+    ]
+    assert found[0]["message"] == (
+        "`torch_compilable_check(n ...` hands a tensor condition to `torch_compilable_check`, which reads it with "
+        "torch._check_tensor_all: graph break; check sizes, or use `torch._assert_async(cond.all(), msg)`"
+    )
+    # linted alone, the file cannot see what the wrapper does: nothing is claimed
+    alone = zlint("--no-cache", "--select", "ZL308", os.path.join("pkg", "models", "model.py"), cwd=tmp_path)
+    assert (alone.returncode, alone.stdout) == (0, "")

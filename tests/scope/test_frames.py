@@ -53,6 +53,17 @@ def test_a_break_in_a_loop_hides_the_rest_of_its_frame():
     )
 
 
+def test_a_call_that_only_the_run_may_confirm_as_a_break_takes_no_part():
+    # `check(t, ...)` as a statement may be a tensor-check wrapper (ZL308) only the run's index
+    # can tell; linted alone it is dropped at placement, and never counted as hidden
+    code = BREAK_IN_LOOP.replace("import torch\n", "import torch\nfrom .utils import check\n", 1).replace(
+        "        out.append(y)\n", "        out.append(y)\n        check(y > 0, 'negative')\n"
+    )
+    (diagnostic,) = lint_source(code, "m.py", DEFAULT).diagnostics
+    assert (diagnostic.line, diagnostic.code) == (10, "ZL303")
+    assert "(hiding 2 more findings)" in diagnostic.message
+
+
 def test_the_hidden_findings_show_with_scope_all_and_say_why():
     result = lint_source(BREAK_IN_LOOP, "m.py", ALL_SCOPES)
     assert [(d.line, d.code, d.scope, d.scope_reason) for d in result.diagnostics] == [

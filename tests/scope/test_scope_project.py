@@ -16,7 +16,8 @@ from zlint.scope.file_summary import summarize
 
 def scopes(files: dict[str, str]) -> dict[str, dict[int, tuple[str, str]]]:
     """{path: {line: (scope, reason)}} for the lines marked ``# <- name`` in each file."""
-    summaries = [summarize(p, ast.parse(textwrap.dedent(src))) for p, src in files.items()]
+    texts = {p: textwrap.dedent(src) for p, src in files.items()}
+    summaries = [summarize(p, ast.parse(text), text) for p, text in texts.items()]
     found = classify(summaries)
     out: dict[str, dict[int, tuple[str, str]]] = {}
     for path, src in files.items():
@@ -438,6 +439,94 @@ def test_disable_decorators_under_other_names():
         ("never", "@torch.compiler.disable"),
         ("unknown", "no compiled caller found"),
     ]
+
+
+def test_disable_through_a_module_level_alias_of_the_run():
+    # timm: `disable_compiler = getattr(getattr(torch, "compiler", None), "disable", None) or
+    # nullwrap` in one file, re-exported, then `@disable_compiler` on a method forward calls
+    found = scopes(
+        {
+            "pkg/layers/typing.py": """
+                import torch
+                from torch import jit
+
+                def nullwrap(fn):
+                    return fn
+
+                disable_compiler = getattr(getattr(torch, "compiler", None), "disable", None) or nullwrap
+                not_an_alias = getattr(torch, "compiler" + "", None)
+                ignore = jit.ignore
+                wrapped = nullwrap(torch.compiler.disable)
+                """,
+            "pkg/layers/__init__.py": """
+                from .typing import disable_compiler, ignore, wrapped
+                """,
+            "pkg/models/m.py": """
+                from torch import nn
+                from pkg.layers import disable_compiler, ignore, wrapped
+                from ..layers.typing import disable_compiler as dc
+
+                class M(nn.Module):
+                    def forward(self, x):
+                        return self.a(x) + self.b(x) + self.c(x) + self.d(x)
+
+                    @disable_compiler
+                    def a(self, x):
+                        return x  # <-
+
+                    @dc
+                    def b(self, x):
+                        return x  # <-
+
+                    @ignore
+                    def c(self, x):
+                        return x  # <-
+
+                    @wrapped
+                    def d(self, x):
+                        return x  # <-
+                """,
+        }
+    )
+    assert list(found["pkg/models/m.py"].values()) == [
+        ("never", "@disable_compiler (an alias of torch.compiler.disable)"),
+        ("never", "@disable_compiler (an alias of torch.compiler.disable)"),
+        ("compiled", "called from M.forward"),  # torch.jit.ignore says nothing to dynamo
+        ("compiled", "called from M.forward"),  # a call's result is no alias
+    ]
+
+
+def test_a_template_that_a_file_of_the_run_was_generated_from_is_never_compiled():
+    # transformers' modular_*.py: the modeling_*.py generated from it is what gets imported
+    header = "# " + "=" * 20 + "\n#  This file was automatically generated from src/pkg/x/modular_x.py.\n"
+    model = textwrap.dedent(
+        """
+        from torch import nn
+
+        class XModel(nn.Module):
+            def forward(self, x):
+                return x  # <-
+        """
+    )
+    found = scopes(
+        {
+            "pkg/x/modular_x.py": model,
+            "pkg/x/modeling_x.py": header + model,
+            # near misses: the header names a file of another directory, or a file not in the
+            # run; the words stand after code, not in the leading comments
+            "pkg/y/modular_y.py": model,
+            "pkg/y/modeling_y.py": "# generated from src/pkg/x/modular_y2.py\n" + model,
+            "pkg/z/modular_z.py": model,
+            "pkg/z/modeling_z.py": "import torch\n# automatically generated from modular_z.py\n" + model,
+            "pkg/w/modular_w.py": model,
+            "pkg/v/modeling_w.py": "# generated from src/pkg/w/modular_w.py\n" + model,
+        }
+    )
+    template = ("never", "template of the generated modeling_x.py: never imported (its code runs there)")
+    assert list(found["pkg/x/modular_x.py"].values()) == [template]
+    assert list(found["pkg/x/modeling_x.py"].values()) == [("compiled", "forward of XModel")]
+    for path in ("pkg/y/modular_y.py", "pkg/z/modular_z.py", "pkg/w/modular_w.py"):
+        assert list(found[path].values()) == [("compiled", "forward of XModel")], path
 
 
 def test_a_method_called_on_an_object_of_unknown_class_resolves_by_its_unique_name():

@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from zlint.candidates.values import ELEMENTWISE_COMPARISONS, ValueReadings, literal_number
-from zlint.candidates.walk import call_arguments, condition_atoms
+from zlint.candidates.walk import call_arguments, chain_head, condition_atoms
 from zlint.facts.vocabulary import ITERATING_BUILTINS, SYMBOLIC_CHECKS
 
 if TYPE_CHECKING:
@@ -231,10 +231,15 @@ class FunctionSummary(ValueReadings):
 
     @cached_property
     def tensor_test(self) -> bool:
-        """A condition's atom other than an ``assert``'s may be a tensor (ZL303)."""
+        """A condition's atom may be a tensor (ZL303); of an ``assert``, only under ``not``,
+        ``and`` or ``or`` (where Python may take its truth)."""
         self.tensor_names  # noqa: B018
         branches, raising, _ = self._conditions
-        return any(self._tensor(atom) for atom in branches + raising)
+        combined = [
+            atom for node in self.of(ast.Assert) if isinstance(node.test, (ast.BoolOp, ast.UnaryOp))
+            for atom in condition_atoms(node.test)
+        ]
+        return any(self._tensor(atom) for atom in branches + raising + combined)
 
     @cached_property
     def tensor_iteration(self) -> bool:
@@ -278,6 +283,18 @@ class FunctionSummary(ValueReadings):
         )
 
     @cached_property
+    def tensor_handed_to_a_check(self) -> bool:
+        """A call made as a statement whose first argument may be a tensor: a check's condition
+        (ZL308, whether the callee checks it with ``torch._check_tensor_all`` the run decides)."""
+        self.tensor_names  # noqa: B018
+        return any(
+            isinstance(call := node.value, ast.Call) and call.args and not isinstance(call.args[0], ast.Starred)
+            and isinstance(head := chain_head(call.func), ast.Name) and head.id != "self"
+            and self._tensor(call.args[0])
+            for node in self.of(ast.Expr)
+        )
+
+    @cached_property
     def tensor_slice_bound(self) -> bool:
         """``x[:t.max()]``: a slice bound that may be a tensor."""
         self.tensor_names  # noqa: B018
@@ -287,13 +304,12 @@ class FunctionSummary(ValueReadings):
 
     @cached_property
     def mask_index(self) -> bool:
-        """``x[m]``: a subscript whose first index may be a bool tensor (ZL305)."""
+        """``x[m]``, ``x[:, m]``: a subscript with an index that may be a bool tensor (ZL305)."""
         self.mask_names  # noqa: B018
         for node in self.of(ast.Subscript):
             if isinstance(node, ast.Subscript):
                 index = node.slice
-                first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
-                if self._mask(first):
+                if any(map(self._mask, index.elts if isinstance(index, ast.Tuple) else [index])):
                     return True
         return False
 

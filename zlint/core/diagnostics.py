@@ -86,6 +86,9 @@ class Diagnostic:
     #: why the finding adds no cost of its own: a size its frame already pins
     #: (:mod:`zlint.scope.pinned`); "": none. Placement turns it into the ``never`` scope.
     paid_by: str = field(compare=False, default="")
+    #: a fact of the run the finding holds only under (:func:`tensor_check_need`): the linted file
+    #: cannot see it, the run's index can; placement drops the finding where it is not so. "": none
+    needs: str = field(compare=False, default="")
 
     def to_dict(self, url: str | None = None) -> dict:
         """The JSON shape, close to Ruff's: 1-based rows and columns; ``url``: the rule's page
@@ -119,3 +122,9 @@ class FileError:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
+
+
+def tensor_check_need(callee: str) -> str:
+    """The run fact that ``callee`` (a name as the file writes it) hands its first argument to
+    ``torch._check_tensor_all``: a wrapper of a tensor check, defined in another file of the run."""
+    return f"tensor-check:{callee}"

@@ -51,7 +51,7 @@ def _run_task(task: _Task) -> tuple[int, FileSummary | None, FileResult | None]:
     except SourceError as exc:  # reported by the lint as by `zlint FILE`; not in the index
         error = FileResult(task.path, error=FileError(task.path, str(exc)))
         return task.index, None, error if task.settings is not None else None
-    summary = summary_of(task.path, parsed.tree) if task.summarize else None
+    summary = summary_of(task.path, parsed) if task.summarize else None
     result = lint_parsed(parsed, task.path, task.settings) if task.settings is not None else None
     return task.index, summary, result
 

@@ -21,6 +21,17 @@ def condition_atoms(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield expr
 
 
+def truth_tested_in_assert(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The atoms of an ``assert``'s test whose truth Python takes before the assert checks its
+    value: everything under ``not``, and every ``and``/``or`` operand but the last (the last is
+    the value asserted; dynamo turns an assert of one tensor into a runtime assert)."""
+    if isinstance(test, cst.BooleanOperation):
+        yield from condition_atoms(test.left)
+        yield from truth_tested_in_assert(test.right)
+    elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        yield from condition_atoms(test.expression)
+
+
 def only_raises(body: cst.BaseSuite) -> bool:
     """True for a block that does nothing but raise: an input validation, not a code path."""
     if isinstance(body, cst.SimpleStatementSuite):

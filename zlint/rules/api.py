@@ -41,7 +41,7 @@ from zlint.candidates.gates.sizes import (
     OUTPUT_COUNT_OPS,
     SIZE_CONVERSIONS,
 )
-from zlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix
+from zlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix, tensor_check_need
 from zlint.core.settings import Settings
 from zlint.core.torch_versions import SYMBOLIC_SINCE, TorchData, target_version, torch_data
 from zlint.cst.batched import visit
@@ -49,7 +49,7 @@ from zlint.facts.comparisons import names_fixed_size
 from zlint.facts.compile_calls import CompileCall, compile_call, is_none, literal_bool, literal_string, literal_type
 from zlint.facts.compiled_scope import CompileSite, Dynamic
 from zlint.facts.condition_facts import ConditionAtomsProvider, declared_static
-from zlint.facts.conditions import condition_atoms, only_raises
+from zlint.facts.conditions import condition_atoms, only_raises, truth_tested_in_assert
 from zlint.facts.dynamic_dims import DIM_FACTORIES, StaticDimsProvider, mark_kind
 from zlint.facts.imports import ImportMap, dotted_name
 from zlint.facts.lattice import Fact, Kind, Versus
@@ -64,7 +64,7 @@ __all__ = [
     # the contract
     "FileContext", "Rule", "SizeFactsRule",
     # findings
-    "Applicability", "Diagnostic", "Edit", "Fix",
+    "Applicability", "Diagnostic", "Edit", "Fix", "tensor_check_need",
     # size facts (SizeFactsRule.fact)
     "Fact", "Kind", "SizeFactsProvider",
     # imports: every rule's context.imports, filled by the engine for each file
@@ -75,7 +75,7 @@ __all__ = [
     # conditions, comparisons, dims, literals, specialization
     "ConditionAtomsProvider", "DIM_FACTORIES", "StaticDimsProvider", "Versus",
     "condition_atoms", "declared_static", "int_literal", "mark_kind", "names_fixed_size", "number_literal",
-    "only_raises", "positional_params", "specializing_use",
+    "only_raises", "positional_params", "specializing_use", "truth_tested_in_assert",
     # the words a visitor matches as its gate does (zlint/candidates/gates/), or as the facts do
     "DESCRIBING_METHODS", "ITERATING_BUILTINS", "LAYOUT_METHODS", "MESSAGE_CALLS", "MESSAGE_NAMES",
     "MESSAGE_SUFFIXES", "NONZERO_FUNCTIONS", "OUTPUT_COUNT_OPS", "PLUGIN_ATTRIBUTES", "REPEAT_INTERLEAVE",

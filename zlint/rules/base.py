@@ -185,7 +185,9 @@ class Rule(cst.BatchableCSTVisitor):
             return super().get_metadata(key, node)
         return super().get_metadata(key, node, default)
 
-    def report(self, node: cst.CSTNode, message: str, fix: Fix | None = None, tier: str | None = None) -> None:
+    def report(
+        self, node: cst.CSTNode, message: str, fix: Fix | None = None, tier: str | None = None, needs: str = ""
+    ) -> None:
         pos = self.get_metadata(PositionProvider, node)
         function = self.context.function
         self.context.diagnostics.append(
@@ -202,6 +204,7 @@ class Rule(cst.BatchableCSTVisitor):
                 compiled=self.context.compiled_scope.contains(function),
                 fix=fix,
                 tier=tier or self.tier,
+                needs=needs,
             )
         )
 

@@ -38,11 +38,12 @@ class BooleanMaskIndexing(CallRule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if id(node) in self._stores or not node.slice:
             return
-        first = node.slice[0].slice
-        if not isinstance(first, cst.Index):
-            return
-        fact = self.fact(first.value)
-        if fact is None or not fact.boolean:
+        # a mask at any position selects (`x[mask]`, `x[:, mask]`, `x[i, ..., mask]`)
+        if not any(
+            isinstance(element.slice, cst.Index) and (fact := self.fact(element.slice.value)) is not None
+            and fact.boolean
+            for element in node.slice
+        ):
             return
         self.report(
             node,

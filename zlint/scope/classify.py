@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from zlint.core.diagnostics import tensor_check_need
 from zlint.scope.compile_state import absolute_name, is_package, known_predicate_value, skipped_operands, tree_value
 from zlint.scope.defaults import Defaults
 from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, qualify, summarize
@@ -77,6 +78,8 @@ class FileScope:
     #: (line, column, end line, end column, reason) of operands the module's default
     #: configuration never evaluates (``self.use_tiling and ...``): ``option`` unless never compiled
     option_operands: tuple[tuple[int, int, int, int, str], ...] = ()
+    #: facts of the run findings of this file may need (:attr:`Diagnostic.needs`)
+    facts: tuple[str, ...] = ()
 
     def classify(self, line: int, column: int | None = None) -> tuple[str, str]:
         """(scope, reason) of the code at ``line`` (and ``column``, 0-based, when known: an
@@ -99,12 +102,28 @@ class FileScope:
         return found
 
 
-def _marked_never(function: FunctionInfo) -> str | None:
-    """An explicit marker that dynamo skips ``function``: it wins over reachability."""
+def _marked_never(project: Project, path: str, function: FunctionInfo) -> str | None:
+    """An explicit marker that dynamo skips ``function``, itself or through a module-level alias
+    of the run (``disable_compiler = torch.compiler.disable``): it wins over reachability."""
     for decorator in function.decorators:
         if decorator in _DISABLE:
             return f"@{decorator}"
+        if project.alias_target(path, decorator) in _DISABLE:
+            return f"@{decorator.rsplit('.', 1)[-1]} (an alias of torch.compiler.disable)"
     return None
+
+
+def _templates(project: Project) -> dict[str, str]:
+    """Files of the run that another file of the run says it was generated from (its header:
+    "automatically generated from .../modular_x.py"), in the same directory: template -> the
+    generated file. Nothing imports a template; its code runs as the generated file."""
+    out: dict[str, str] = {}
+    for path, summary in project.files.items():
+        if summary.generated_from:
+            source = str(PurePath(path).parent / PurePath(summary.generated_from).name)
+            if source != path and source in project.files:
+                out[source] = path
+    return out
 
 
 def _class_names(project: Project, path: str, cls: str, seen: frozenset = frozenset()) -> list[str]:
@@ -249,9 +268,14 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
 
     # explicit markers first; name and class heuristics only for what compiled code never reaches
     by_role: set[Key] = set()
+    templates = _templates(project)
     for key, function in functions.items():
         if PurePath(key[0]).name.startswith("convert_"):
             verdict[key] = (NEVER, "conversion script")
+            continue
+        if key[0] in templates:
+            generated = PurePath(templates[key[0]]).name
+            verdict[key] = (NEVER, f"template of the generated {generated}: never imported (its code runs there)")
             continue
         role = file_role(key[0])
         if role is not None:  # a role by name; an explicit torch.compile still wins (below)
@@ -263,7 +287,7 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
             # around the submodules, whose own forwards are what gets compiled
             verdict[key] = (NEVER, "streaming driver (takes an inference session)")
             continue
-        reason = _marked_never(function)
+        reason = _marked_never(project, key[0], function)
         if reason is not None:
             verdict[key] = (NEVER, reason)
 
@@ -306,6 +330,7 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
                     work.append(key)
 
     dead_code = {path: _read_guards(project, path) for path in project.files}
+    checks = _tensor_check_wrappers(project, dead_code)
     callers: dict[Key, set[Key]] = {}
     branch_callers: dict[Key, Key] = {}  # called from a branch dynamo never takes
     for key, function in functions.items():
@@ -394,8 +419,32 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
             tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single,
             tuple(sorted(dead_code[path][1])), path in whole and is_package(os.path.dirname(path) or "."),
             tuple(sorted((s, c, e, ec, why) for (s, c, e, ec, _), why in taken)),
+            _facts(project, path, checks),
         )
     return out
+
+
+def _tensor_check_wrappers(project: Project, dead_code: dict[str, tuple[list, list]]) -> set[Key]:
+    """Functions of the run that hand their first parameter to ``torch._check_tensor_all`` on
+    a path dynamo traces (transformers' ``torch_compilable_check`` does so under ``is_tracing()``):
+    called with a tensor condition, each call is the tensor check's graph break."""
+    out: set[Key] = set()
+    for path, summary in project.files.items():
+        never = dead_code[path][0]
+        for qual, function in summary.functions.items():
+            if function.cls is None and any(
+                index == 0 and not any(s <= line <= e for s, e, _ in never) for line, index in function.tensor_checks
+            ):
+                out.add((path, qual))
+    return out
+
+
+def _facts(project: Project, path: str, checks: set[Key]) -> tuple[str, ...]:
+    """The run facts findings of ``path`` may need: the names it calls that are tensor checks."""
+    if not checks:
+        return ()
+    names = {name for f in project.files[path].functions.values() for name in f.calls}
+    return tuple(sorted(tensor_check_need(n) for n in names if project.resolve_symbol(path, n) in checks))
 
 
 def _forward_replaced_by(project: Project, path: str, cls: str) -> str | None:

@@ -6,6 +6,7 @@ Summaries are small and JSON-able, so the project index caches them by the file'
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from zlint.core.ast_walk import walk
@@ -23,6 +24,12 @@ IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes"})
 COMPILE_CALLS = frozenset({"torch.compile"})
 # libraries that take host data only: a function that hands tensors to them runs around the model
 HOST_LIBRARIES = ("PIL.", "matplotlib.", "cv2.")
+# the checks that read a tensor condition into Python (an .item() under tracing: graph break)
+TENSOR_CHECK_CALLS = frozenset({"torch._check_tensor_all", "torch._check_tensor_all_with"})
+# the header of generated code names the file it was made from ("This file was automatically
+# generated from src/pkg/modular_x.py"); only the leading comment block is read
+_GENERATED_FROM = re.compile(r"\bgenerated\b[^\n]*?\bfrom\s+`?([\w./-]+\.py)\b", re.IGNORECASE)
+_HEADER_LINES = 20
 
 
 @dataclass
@@ -75,6 +82,9 @@ class FunctionInfo:
     #: attributes it sets on objects other than ``self`` (``self.heads.keypoint_head = head``):
     #: any class's attribute of that name may be set so
     foreign_writes: list[str] = field(default_factory=list)
+    #: (line, parameter index) of each call that hands one of its parameters to
+    #: ``torch._check_tensor_all`` as the condition: this function checks a tensor condition
+    tensor_checks: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -164,6 +174,11 @@ class FileSummary:
     attribute_names: set[str] = field(default_factory=set)
     size_oblivious: bool = False  # enables backed_size_oblivious
     single_graph: bool = False  # enables any single-graph mode (also mark_unbacked, Dim.DYNAMIC)
+    #: module-level names bound to another dotted name (``disable = torch.compiler.disable``,
+    #: ``getattr(getattr(torch, "compiler", None), "disable", None) or fallback``): name -> target
+    aliases: dict[str, str] = field(default_factory=dict)
+    #: the file this one says it was generated from, as its header writes it (``""``: none)
+    generated_from: str = ""
 
 
 def qualify(summary: FileSummary, name: str | None) -> str | None:
@@ -224,6 +239,8 @@ class _Summarizer:
                 self.once(stmt)
             if isinstance(stmt, ast.Assign):
                 self.assign(stmt.targets, stmt.value)
+                if not self.functions and not self.classes and len(stmt.targets) == 1:
+                    self.alias(stmt.targets[0], stmt.value)
             elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
                 self.assign([stmt.target], stmt.value)
             nested = [getattr(stmt, name, None) for name in ("body", "orelse", "finalbody")]
@@ -396,6 +413,12 @@ class _Summarizer:
             elif name and "." not in name:
                 self.built[name] = callee
 
+    def alias(self, target: ast.expr, value: ast.expr) -> None:
+        """Record ``name = other.dotted.name`` at module level (:attr:`FileSummary.aliases`)."""
+        dotted = alias_of(value) if isinstance(target, ast.Name) else None
+        if dotted:
+            self.summary.aliases[target.id] = qualify(self.summary, dotted) or dotted
+
     def expressions(self, root: ast.AST) -> list[ast.AST]:
         """Note the calls and attributes under ``root``; returns the nodes the default-configuration
         pass reads (:data:`zlint.scope.option_paths.READ_NODES`), in walk order."""
@@ -424,6 +447,13 @@ class _Summarizer:
     def attribute_name(self, name: str) -> None:
         (self.functions[-1] if self.functions else self.summary).attribute_names.add(name)
 
+    def tensor_check(self, node: ast.Call) -> None:
+        """Note a parameter of the current function passed as a tensor check's condition."""
+        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "cond"), None)
+        function = self.functions[-1]
+        if isinstance(first, ast.Name) and first.id in function.params:
+            function.tensor_checks.append((node.lineno, function.params.index(first.id)))
+
     def call(self, node: ast.Call) -> None:
         callee = dotted_with_super(node.func)
         if callee is None:
@@ -444,6 +474,8 @@ class _Summarizer:
                 self.functions[-1].does_io = True
             if (last == "numpy" and "." in callee) or (qualify(self.summary, callee) or "").startswith(HOST_LIBRARIES):
                 self.functions[-1].to_host = True
+            if last.startswith("_check_tensor_all") and qualify(self.summary, callee) in TENSOR_CHECK_CALLS:
+                self.tensor_check(node)
         if last == "mark_unbacked":
             self.summary.single_graph = True
         if any(k.arg == "backed_size_oblivious" and _is_true(k.value) for k in node.keywords):
@@ -488,10 +520,41 @@ def _is_true(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
 
-def summarize(path: str, tree: ast.Module) -> FileSummary:
-    """The facts of one file that the project-wide classification needs."""
-    summary = FileSummary(path)
+def summarize(path: str, tree: ast.Module, text: str = "") -> FileSummary:
+    """The facts of one file that the project-wide classification needs (``text``: its source,
+    whose header comments may say it was generated from another file)."""
+    summary = FileSummary(path, generated_from=generated_from(text))
     summarizer = _Summarizer(summary)
     summarizer.body(tree.body)
     record_defaults(tree, summary, summarizer.walked)
     return summary
+
+
+def generated_from(text: str) -> str:
+    """The file the leading comment block of ``text`` says it was generated from, or ``""``."""
+    for line in text.splitlines()[:_HEADER_LINES]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            break
+        found = _GENERATED_FROM.search(stripped)
+        if found:
+            return found.group(1)
+    return ""
+
+
+def alias_of(value: ast.expr) -> str | None:
+    """The dotted name a module-level binding's value stands for, as written: an attribute chain,
+    ``getattr(x, "name"[, default])`` on one, and the first operand of ``a or fallback`` (the
+    fallback is for a library version without ``a``)."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        return alias_of(value.values[0])
+    if (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr"
+        and 2 <= len(value.args) <= 3 and not value.keywords
+        and isinstance(value.args[1], ast.Constant) and isinstance(value.args[1].value, str)
+    ):
+        owner = alias_of(value.args[0])
+        return f"{owner}.{value.args[1].value}" if owner else None
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return dotted_with_super(value)
+    return None

@@ -208,7 +208,9 @@ def _is_break(d: Diagnostic) -> bool:
 
 def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The findings with the frame model applied (see the module docstring)."""
-    breaks = [d for d in diagnostics if _is_break(d) and d.function]
+    # a finding that needs a fact of the run (a check wrapper in another file) may yet be dropped:
+    # it takes no part here
+    breaks = [d for d in diagnostics if _is_break(d) and d.function and not d.needs]
     if not breaks:
         return diagnostics
     functions = functions_by_name(tree)
@@ -255,7 +257,7 @@ def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagno
             resumes[d.function] = max(resumes[d.function], d.line)
 
     def skipped(d: Diagnostic) -> bool:
-        return d.function in skip and d.line > resumes[d.function] and id(d) not in in_loop
+        return d.function in skip and d.line > resumes[d.function] and id(d) not in in_loop and not d.needs
 
     hidden = {name: sum(1 for d in diagnostics if d.function == name and skipped(d)) for name in skip}
     out = []

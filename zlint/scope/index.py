@@ -13,7 +13,6 @@ of JSON) nor any ``ast``.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import hashlib
 import json
@@ -21,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from zlint.core.atomic import atomic_write
-from zlint.core.source import MAX_FILE_BYTES, SourceError, parse_source, read_source
+from zlint.core.source import MAX_FILE_BYTES, ParsedSource, SourceError, parse_source, read_source
 from zlint.scope.classify import FileScope, classify
 from zlint.scope.file_summary import ClassInfo, FileSummary, FunctionInfo, GuardInfo, summarize
 
@@ -44,7 +43,7 @@ class ProjectIndex:
         for path, data in files:
             if pending.wants(path):
                 try:
-                    summaries[path] = summary_of(path, parse_source(data, path).tree)
+                    summaries[path] = summary_of(path, parse_source(data, path))
                 except SourceError:
                     summaries[path] = None
         return pending.finish(summaries)
@@ -138,11 +137,11 @@ class PendingIndex:
             pass  # a read-only disk must not fail the lint
 
 
-def summary_of(path: str, tree: ast.Module) -> FileSummary | None:
+def summary_of(path: str, parsed: ParsedSource) -> FileSummary | None:
     """The file's summary, or None when summarizing fails (a tree too deep to walk): the file
     is left out of the index, as one that does not parse, and never takes the run down."""
     try:
-        return summarize(path, tree)
+        return summarize(path, parsed.tree, parsed.text)
     except Exception:  # noqa: BLE001 - the linting of the file reports what is wrong with it
         return None
 
@@ -155,11 +154,12 @@ def encode_scope(scope: FileScope) -> list:
 def decode_scope(data: object) -> FileScope | None:
     """A scope stored by :func:`encode_scope`, or None when it does not have that shape."""
     try:
-        regions, *flags, skipped, whole, options = data  # type: ignore[misc]
+        regions, *flags, skipped, whole, options, facts = data  # type: ignore[misc]
         assert len(flags) == 4 and all(isinstance(flag, bool) for flag in (*flags, whole))
+        assert all(isinstance(fact, str) for fact in facts)
         return FileScope(
             tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped), whole,
-            tuple(tuple(o) for o in options),
+            tuple(tuple(o) for o in options), tuple(facts),
         )
     except (AssertionError, TypeError, ValueError):
         return None
@@ -213,6 +213,7 @@ def _function(f: dict) -> FunctionInfo:
             "attribute_names": set(f["attribute_names"]),
             "params": tuple(f["params"]),
             "option_calls": {name: list(sites) for name, sites in f["option_calls"].items()},
+            "tensor_checks": [tuple(pair) for pair in f["tensor_checks"]],
         }
     )
 

@@ -87,8 +87,20 @@ class Project:
             if rest and head in summary.classes:  # Cls.method
                 return path, name
             return None
-        full = f"{target}.{rest}" if rest else target
-        # split the dotted target into a module of the run and a symbol in it, longest module first
+        found = self._split(path, f"{target}.{rest}" if rest else target)
+        if found is None:
+            return None
+        file, symbol = found
+        other = self.files[file]
+        if symbol in other.functions or symbol in other.classes:
+            return file, symbol
+        if "." not in symbol and symbol in other.imports and (file, symbol) != (path, name):
+            return self.resolve_symbol(file, symbol)  # re-exported through __init__.py
+        return None
+
+    def _split(self, path: str, full: str) -> tuple[str, str] | None:
+        """A dotted target as imported in ``path`` (``timm.layers.f``, ``..utils.f``) split into a
+        file of the run and the name in it, longest module first."""
         pieces = full.split(".") if not full.startswith(".") else None
         if pieces is None:
             dots = len(full) - len(full.lstrip("."))
@@ -97,13 +109,27 @@ class Project:
             module = ".".join(pieces[:cut]) if not pieces[0].startswith(".") else _join_relative(pieces[:cut])
             file = self.module_file(path, module)
             if file is not None:
-                symbol = ".".join(pieces[cut:])
-                other = self.files[file]
-                if symbol in other.functions or symbol in other.classes:
-                    return file, symbol
-                if "." not in symbol and symbol in other.imports and (file, symbol) != (path, name):
-                    return self.resolve_symbol(file, symbol)  # re-exported through __init__.py
-                return None
+                return file, ".".join(pieces[cut:])
+        return None
+
+    def alias_target(self, path: str, dotted: str, seen: frozenset = frozenset()) -> str | None:
+        """What a module-level alias of the run stands for (:attr:`FileSummary.aliases`), given
+        a name as ``path`` qualifies it (``disable_compiler``, ``timm.layers.disable_compiler``,
+        ``..layers.disable_compiler``), following re-exports; None when it names no alias."""
+        if (path, dotted) in seen:
+            return None
+        summary = self.files[path]
+        if dotted in summary.aliases:
+            return summary.aliases[dotted]
+        found = self._split(path, dotted) if "." in dotted else None
+        if found is None:
+            return None
+        file, symbol = found
+        other = self.files[file]
+        if symbol in other.aliases:
+            return other.aliases[symbol]
+        if "." not in symbol and symbol in other.imports:
+            return self.alias_target(file, other.imports[symbol], seen | {(path, dotted)})
         return None
 
     def class_of(self, path: str, name: str) -> tuple[str, str] | None:

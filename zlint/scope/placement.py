@@ -50,6 +50,8 @@ def place_counted(
     compiled_only = getattr(settings, "compiled_only", False)
     out: list[Diagnostic] = []
     for d in diagnostics:
+        if d.needs and d.needs not in scope.facts:
+            continue  # it holds only under a fact of the run that is not so
         where, reason = scope.classify(d.line, d.column)
         if d.skipped_by and where != NEVER:  # the frame runs eagerly (zlint.scope.frames)
             where, reason = NEVER, skipped_reason(d.skipped_by)

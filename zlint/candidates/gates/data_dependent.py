@@ -55,5 +55,8 @@ GATES = (
     Gate("ZL307", REPEAT_INTERLEAVE, lambda s, _: s.data_dependent_call(
         REPEAT_INTERLEAVE, lambda call: _may_repeat_by_tensor(s, call)
     )),
-    Gate("ZL308", TENSOR_CHECKS, spells(TENSOR_CHECKS)),
+    # a wrapper of torch._check_tensor_all lives in another file: any tensor word may lead to it
+    Gate("ZL308", TENSOR_CHECKS | TENSOR_WORDS, lambda s, _: (
+        not TENSOR_CHECKS.isdisjoint(s.words) or s.tensor_handed_to_a_check
+    )),
 )

@@ -14,7 +14,6 @@ Nothing here raises for bad input; every path is absolute.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -53,8 +52,8 @@ class Document:
     error_at: tuple[int, int] | None = None
     #: the findings of the last lint by function: a re-lint parses only what an edit changed
     memo: Memo = field(default_factory=Memo, repr=False)
-    #: the tree of an edited text whose summary :meth:`Workspace.settle` has yet to take
-    unsummarized: ast.Module | None = field(default=None, repr=False)
+    #: an edited text, parsed, whose summary :meth:`Workspace.settle` has yet to take
+    unsummarized: ParsedSource | None = field(default=None, repr=False)
 
 
 class Workspace:
@@ -125,7 +124,7 @@ class Workspace:
             self._summaries.pop(path, None)
             return
         try:
-            self._summaries[path] = summary_of(path, parse_source(data, path).tree)
+            self._summaries[path] = summary_of(path, parse_source(data, path))
         except SourceError:
             self._summaries[path] = None
 
@@ -233,12 +232,12 @@ class Workspace:
         if parsed is None:  # does not parse: keeps its summary and findings
             return {path}
         if not exact and self.indexed and document.scope is not None:
-            document.unsummarized = parsed.tree
+            document.unsummarized = parsed
             self.stale = True
             self._place(document, _moved(document.scope, _line_map(before, text)))
             return {path}
         document.unsummarized = None
-        summary = summary_of(path, parsed.tree)  # None: too deep to summarize, left out of the index
+        summary = summary_of(path, parsed)  # None: too deep to summarize, left out of the index
         changed: set[str] = set()
         new = path not in self._summaries or self._summaries[path] != summary
         if new:
