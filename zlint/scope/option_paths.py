@@ -55,6 +55,7 @@ UNKNOWN = 0
 _MAX_NODES = 40
 # the kinds of tree whose value the run may know (a literal alone decides no configuration)
 _LIVE = frozenset({"p", "a", "g", "c", "o", "s"})
+_LEAVES = frozenset({"l", "p", "a", "n", "s", "o", "t"})  # trees of one node (``t``: literals only)
 # methods that run inside the compiled call: their parameters are each caller's own
 _CALLED_BY_TORCH = frozenset({"forward", "__call__"})
 # methods whose parameters are configuration: their calls construct the object
@@ -565,6 +566,8 @@ class _Recorder:
 
     def sites(self, node: ast.expr, frame: _Frame, inner: list) -> list[int]:
         """The candidates holding ``node``: the statement's, and its own expressions' around it."""
+        if not inner:
+            return frame.open[:] if frame.open else []
         at = (node.lineno, node.col_offset)
         return [*frame.open, *(i for i, (s, c, e, ec) in inner if (s, c) <= at < (e, ec))]
 
@@ -620,8 +623,9 @@ class _Recorder:
         return [positional, named, starred, unpacked] if starred or unpacked else [positional, named]
 
     def tree(self, node: ast.expr, frame: _Frame) -> object:
-        """The tree of ``node``'s value (module docstring)."""
-        return _sized(self._tree(node, frame))
+        """The tree of ``node``'s value (module docstring); a large one is unknown."""
+        tree = self._tree(node, frame)
+        return _sized(tree) if type(tree) is list and tree[0] not in _LEAVES else tree
 
     def _tree(self, node: ast.expr, frame: _Frame) -> object:
         kind = type(node)
