@@ -2,7 +2,8 @@
 ``__init__``, changed only by a user's toggle; or from an ``__init__`` parameter's literal default
 that no constructor call of a whole-package run passes) is compiled only where a user opts in: its
 findings are ``option`` and hidden by default. A method's own keyword argument, an attribute
-written anywhere else, and the ``else`` of such a branch stay where they are."""
+written anywhere else, and the ``else`` of such a branch stay where they are. (Values that flow
+across the run: test_default_values.py.)"""
 
 from __future__ import annotations
 
@@ -321,11 +322,12 @@ def test_a_test_of_one_parameter_with_a_literal_default_is_a_known_default():
                     return x[x > 0]
                 return x
         """
-    # `self.wide` reads two parameters and `self.scaled` too: no single default decides them
+    # `self.wide` is True by its defaults (the branch runs); `self.scaled` False: `scale is not
+    # None` decides it before `scale > dim`
     assert findings(src) == [
         ("ZL305", 13, OPTION, "only when self.has_sigreg is not its default (False)"),
         ("ZL301", 15, "compiled", "forward of Wrapper"),
-        ("ZL305", 17, "compiled", "forward of Wrapper"),
+        ("ZL305", 17, OPTION, "only when self.scaled is not its default (False)"),
     ]
 
 

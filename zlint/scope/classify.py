@@ -14,11 +14,12 @@ every function of the run:
   (processors, tokenizers, feature extractors), configuration, functions dynamo is told to skip
   (``torch.compiler.disable``), branches dynamo never takes (``if not is_compiling():``), and
   helpers only such code calls;
-* ``option``: a branch of compiled or unknown code that the module's default configuration
-  never takes (``if self.use_tiling:`` with ``use_tiling = False`` in ``__init__``,
-  :mod:`zlint.scope.option_paths`), and the helpers only such branches call (``tiled_decode``
-  and the ``blend_v`` it calls), or only such helpers: compiled only where a user turns the
-  option on;
+* ``option``: a branch of compiled or unknown code that the run's default configuration
+  never takes (``if self.use_tiling:`` with ``use_tiling = False`` in ``__init__``; the file
+  summaries hold each test as a tree, :mod:`zlint.scope.option_paths`, which
+  :mod:`zlint.scope.defaults` evaluates over the run), the helpers only such branches call
+  (``tiled_decode`` and the ``blend_v`` it calls), or only such helpers, and the classes only
+  such branches build: compiled only where a user turns the option on;
 * ``unknown``: the rest.
 
 The answer for one file is a :class:`FileScope`: small, picklable, hashable into the cache key.
@@ -35,6 +36,7 @@ from pathlib import PurePath
 
 from zlint.core.diagnostics import tensor_check_need
 from zlint.scope.compile_state import absolute_name, is_package, known_predicate_value, skipped_operands, tree_value
+from zlint.scope.defaults import Defaults
 from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, qualify, summarize
 from zlint.scope.host_roles import (
     ATTENTION_PROCESSOR,
@@ -345,6 +347,20 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
     }
     calls = _invert(callers)
 
+    # the default configuration: which candidate paths it never takes, and the classes only
+    # such paths build (their methods run only where a user turns the option on)
+    defaults = Defaults(project, functions, whole, callers, escaped)
+    held = {path: defaults.decide(path) for path in project.files}
+    option_classes = _option_classes(project, functions, held, defaults.children)
+    built_only: dict[Key, str] = {}
+    for (path, cls), why in option_classes.items():
+        for name, qual in project.files[path].classes[cls].methods.items():
+            # a compiled root (its forward) too: no compiled call has been followed yet
+            if verdict.get((path, qual), (COMPILED,))[0] == COMPILED and function_role(name) is None:
+                built_only[path, qual] = why
+                verdict[path, qual] = (OPTION, why)
+    work = [key for key in work if key not in built_only]
+
     roots = set(work)  # compiled whatever calls them
     compiled_from: dict[Key, Key] = {}
     while work:  # what compiled code calls is compiled
@@ -376,9 +392,8 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
                 verdict[key] = (NEVER, reason)
     _propagate_never(functions, verdict, callers, branch_callers, escaped)
 
-    options_taken = _constructions(project.files.values())
-    plain_callers, option_callers = _split_callers(project, functions, callers, options_taken, whole)
-    _propagate_option(functions, verdict, plain_callers, option_callers, roots | escaped)
+    plain_callers, option_callers = _split_callers(project, functions, callers, held)
+    _propagate_option(functions, verdict, plain_callers, option_callers, roots | escaped, built_only)
     _compiled_by_default(functions, verdict, plain_callers, roots, escaped, compiled_from)
     oblivious = any(s.size_oblivious for s in project.files.values())
     single = any(s.single_graph for s in project.files.values())
@@ -396,17 +411,14 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
         regions.extend(
             (s, e, NEVER, f"one-time set-up: sets {attr} on the first call only") for s, e, attr in summary.once_paths
         )
-        taken = options_taken if path in whole else None
-        options = [span for span in summary.option_paths if _defaults_hold(span[-1], taken)]
-        operands = [span for span in summary.option_operands if _defaults_hold(span[-1], taken)]
-        regions.extend((s, e, OPTION, why) for s, e, why, _ in options)
-        # whole lines after the deciding operand, for line-only queries
-        regions.extend((max(s, d + 1), e, OPTION, why) for s, _, e, _, d, why, _ in operands if e > d)
+        taken = [(span[:5], why) for span, why in zip(summary.option_paths, held[path]) if why is not None]
+        # whole lines after the deciding test, for line-only queries; the rest by position
+        regions.extend((max(s, d + 1), e, OPTION, why) for (s, _, e, _, d), why in taken if e > d)
         regions.sort(key=lambda r: (r[0], -r[1]))
         out[path] = FileScope(
             tuple(regions), summary.size_oblivious, summary.single_graph, oblivious, single,
             tuple(sorted(dead_code[path][1])), path in whole and is_package(os.path.dirname(path) or "."),
-            tuple(sorted((s, c, e, ec, why) for s, c, e, ec, _, why, _ in operands)),
+            tuple(sorted((s, c, e, ec, why) for (s, c, e, ec, _), why in taken)),
             _facts(project, path, checks),
         )
     return out
@@ -444,32 +456,6 @@ def _forward_replaced_by(project: Project, path: str, cls: str) -> str | None:
         if found is not None and found[1] in project.files[found[0]].forward_replacers:
             return name
     return None
-
-
-def _constructions(summaries: Iterable[FileSummary]) -> dict[str, tuple[int, set[str]]]:
-    """Class name -> (most positional arguments, keyword names) its constructor calls in the run pass."""
-    out: dict[str, tuple[int, set[str]]] = {}
-    for summary in summaries:
-        for name, (most, passed) in summary.constructions.items():
-            before, names = out.get(name, (0, set()))
-            out[name] = (max(before, most), names | set(passed))
-    return out
-
-
-def _defaults_hold(needs: Iterable, taken: dict[str, tuple[int, set[str]]] | None) -> bool:
-    """Whether an option path's defaults hold (:data:`zlint.scope.option_paths.Needs`): a default
-    from an ``__init__`` parameter holds only where the run holds the package (``taken`` is not
-    None: its constructors are all in sight) and no constructor call passes that parameter, other
-    than as a literal equal to the default (``VectorQuantizer(..., remap=None)``)."""
-    for cls, param, index, default in needs:
-        if taken is None:
-            return False
-        most, passed = taken.get(cls, (0, set()))
-        if param in passed or "*" in passed or index < most:
-            return False
-        if any(p.startswith(f"{param}=") and p != f"{param}={default}" for p in passed):
-            return False  # a literal other than the default
-    return True
 
 
 def _unshared(summary: FileSummary) -> FileSummary:
@@ -561,44 +547,33 @@ def _propagate_never(
                 changed = True
 
 
-def _held_paths(summary: FileSummary, taken: dict[str, tuple[int, set[str]]] | None) -> list[str | None]:
-    """The reason of each default-off path of the file (numbered as
-    :attr:`~zlint.scope.file_summary.FunctionInfo.option_calls` numbers them), None for one
-    whose defaults do not hold in this run (:func:`_defaults_hold`)."""
-    paths = [(span[2], span[-1]) for span in summary.option_paths]
-    paths += [(span[5], span[-1]) for span in summary.option_operands]
-    return [why if _defaults_hold(needs, taken) else None for why, needs in paths]
-
-
 def _split_callers(
     project: Project,
     functions: dict[Key, FunctionInfo],
     callers: dict[Key, set[Key]],
-    taken: dict[str, tuple[int, set[str]]],
-    whole: frozenset[str],
+    held: dict[str, list[str | None]],
 ) -> tuple[dict[Key, set[Key]], dict[Key, dict[Key, str]]]:
     """``callers`` split in two: the callers with a call (or a reference) of the function off
-    the default-off paths whose defaults hold, and those whose every call of it lies on such
-    paths, with the reason of the first of them. A callee name may resolve to several
-    functions and a function be named two ways: a caller with any plain call of it is plain."""
+    the paths the default configuration never takes (``held``: per file, per candidate path,
+    its reason or None), and those whose every call of it lies on such a path, with the reason
+    of the first. A callee name may resolve to several functions and a function be named two
+    ways: a caller with any plain call of it is plain."""
     plain = callers
     optional: dict[Key, dict[Key, str]] = {}
-    held: dict[str, list[str | None]] = {}
     for key, function in functions.items():
         if not function.option_calls:
             continue
-        path = key[0]
-        if path not in held:
-            held[path] = _held_paths(project.files[path], taken if path in whole else None)
+        reasons = held[key[0]]
         on_paths: dict[str, str] = {}  # callee name -> the reason of the first path holding its calls
-        for name, indices in function.option_calls.items():
+        for name, sites in function.option_calls.items():
             if name not in function.calls:
                 continue  # in a branch dynamo never takes: no call of the compiled code
-            reasons = [held[path][i] if i < len(held[path]) else None for i in indices]
-            if reasons and None not in reasons:
-                on_paths[name] = reasons[0]  # type: ignore[assignment]
+            first = [next((reasons[i] for i in site if reasons[i] is not None), None) for site in sites]
+            if first and None not in first:
+                on_paths[name] = first[0]  # type: ignore[assignment]
         if not on_paths:
             continue
+        path = key[0]
         found = set(project.referenced(path, function))
         found.update(project.callees(path, function, [n for n in function.calls if n not in on_paths]))
         for name in sorted(on_paths):
@@ -611,12 +586,63 @@ def _split_callers(
     return plain, optional
 
 
+def _option_classes(
+    project: Project, functions: dict[Key, FunctionInfo], held: dict[str, list[str | None]],
+    children: dict[Key, list[Key]],
+) -> dict[Key, str]:
+    """The classes that only default-off paths build or hand on (``DropBlock(...) if rate > 0
+    else nn.Identity()``), or only the methods of such classes, nor any subclass otherwise: the
+    default configuration never makes one, so their methods run only where a user turns the
+    option on. A class the run names nowhere stays as it is (a user may build it)."""
+    named: dict[Key, list[tuple[Key | None, list[int]]]] = {}
+    for path, summary in project.files.items():
+        for name in summary.class_refs:
+            found = project.class_of(path, name)
+            if found is not None:
+                named.setdefault(found, []).append((None, []))
+        for qual, function in summary.functions.items():
+            for name, sites in function.class_refs.items():
+                found = project.class_of(path, name)
+                if found is not None:
+                    named.setdefault(found, []).extend(((path, qual), site) for site in sites)
+    out: dict[Key, str] = {}
+    changed = True
+    while changed:
+        changed = False
+        for cls, where in named.items():
+            if cls in out or any(child not in out for child in children.get(cls, ())):
+                continue
+            reasons = [_built_why(project, held, out, owner, sites) for owner, sites in where]
+            if reasons and None not in reasons:
+                out[cls] = f"only in {cls[1].rsplit('.', 1)[-1]}, which is built {reasons[0]}"
+                changed = True
+    return out
+
+
+def _built_why(
+    project: Project, held: dict[str, list[str | None]], option: dict[Key, str], owner: Key | None, sites: list[int]
+) -> str | None:
+    """Why a class reference in function ``owner`` (None: module level) is made only under a
+    non-default configuration: a path it lies on, or the option class whose method holds it."""
+    if owner is None:
+        return None
+    for index in sites:
+        why = held[owner[0]][index]
+        if why is not None:
+            return f"{why}, in {owner[1]}"
+    for path, cls in option:
+        if path == owner[0] and owner[1].startswith(cls + "."):
+            return f"{option[path, cls].split(', which is ', 1)[0]} ({owner[1]})"
+    return None
+
+
 def _propagate_option(
     functions: dict[Key, FunctionInfo],
     verdict: dict[Key, tuple[str, str]],
     plain_callers: dict[Key, set[Key]],
     option_callers: dict[Key, dict[Key, str]],
     kept: set[Key],
+    built_only: dict[Key, str],
 ) -> None:
     """Helpers that only default-off paths call (``return self.tiled_decode(z)`` under
     ``if self.use_tiling:``), or only helpers of that kind, run only where a user turns the
@@ -624,9 +650,9 @@ def _propagate_option(
     helper to its other callers; any other caller keeps the helper as it is (and a helper no
     code calls, a ``forward``, a dunder or a function compiled or taken as a value in
     ``kept``). Never-compiled code stays never."""
-    why: dict[Key, str] = {}  # the option's own reason ("only when self.use_tiling is ...")
+    why: dict[Key, str] = dict(built_only)  # the option's own reason ("only when self.use_tiling is ...")
     plain_calls = _invert(plain_callers)
-    work = sorted(option_callers, reverse=True)
+    work = sorted({*option_callers, *(c for k in built_only for c in plain_calls.get(k, ()))}, reverse=True)
     while work:
         key = work.pop()
         if verdict.get(key, (None,))[0] in (NEVER, OPTION) or not _by_its_callers(functions[key], key, kept):

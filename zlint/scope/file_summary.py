@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from zlint.core.ast_walk import walk
 from zlint.scope.compile_state import PREDICATE, calls_predicate, dotted_with_super, predicate_returns, test_tree
 from zlint.scope.host_roles import SESSION
-from zlint.scope.option_paths import option_paths, passed_keyword
+from zlint.scope.option_paths import READ_NODES, record_defaults
 
 # Reading or writing files: dynamo cannot trace it, and model code does it only at setup or export
 IO_CALLS = frozenset({
@@ -63,9 +63,25 @@ class FunctionInfo:
     to_host: bool = False
     #: attribute names read on a receiver other than a bare ``self`` (``FileSummary.attribute_names``)
     attribute_names: set[str] = field(default_factory=set)
-    #: callees every call of which here lies on a default-off path (:attr:`FileSummary.option_paths`):
-    #: callee -> the indices of those paths, ``option_paths`` first, then ``option_operands``
-    option_calls: dict[str, list[int]] = field(default_factory=dict)
+    #: callees every call of which here lies on a candidate default-off path
+    #: (:attr:`FileSummary.option_paths`): callee -> per call, the indices of the paths holding it
+    option_calls: dict[str, list[list[int]]] = field(default_factory=dict)
+    #: what the default configuration needs (:mod:`zlint.scope.option_paths`): [how many of
+    #: ``params`` are positional, ``*args`` name, ``**kwargs`` name, {parameter: default tree},
+    #: {parameter: annotated class} (``__init__``), takes self (0/1), positional-only count];
+    #: empty for an entry point (``forward``, dunders), whose callers pass arguments per call
+    signature: list = field(default_factory=list)
+    #: callee as written -> per call, [positional trees, {keyword: tree}] (+ [passes ``*args``,
+    #: [``**`` trees]] when it unpacks any)
+    call_args: dict[str, list] = field(default_factory=dict)
+    #: the tree of what a one-statement helper returns (``def exists(v): return v is not None``)
+    returns: object = None
+    #: classes named here (called or handed on) -> per reference, the candidate paths holding it
+    #: (``[[]]``: one reference on no candidate)
+    class_refs: dict[str, list[list[int]]] = field(default_factory=dict)
+    #: attributes it sets on objects other than ``self`` (``self.heads.keypoint_head = head``):
+    #: any class's attribute of that name may be set so
+    foreign_writes: list[str] = field(default_factory=list)
     #: (line, parameter index) of each call that hands one of its parameters to
     #: ``torch._check_tensor_all`` as the condition: this function checks a tensor condition
     tensor_checks: list[tuple[int, int]] = field(default_factory=list)
@@ -95,6 +111,17 @@ class ClassInfo:
     methods: dict[str, str] = field(default_factory=dict)  # name -> function qualname
     attributes: dict[str, str] = field(default_factory=dict)  # self.x = Cls(...) -> callee name
     decorators: list[str] = field(default_factory=list)  # dotted names as written (`use_experts`)
+    #: class-level fields: name -> [tree of its value, annotated (a dataclass-style keyword)]
+    fields: dict[str, list] = field(default_factory=dict)
+    #: what ``__init__`` / ``__post_init__`` leave: [{attribute: tree}, the arguments of its call of
+    #: the base's (:attr:`FunctionInfo.call_args` form) or None, attributes assigned after that
+    #: call, that call's callee as written]
+    init: list | None = None
+    post_init: list | None = None
+    #: other writes of ``self.X``: X -> [method, sets a literal (0/1)] for each; ``"*"``: by a computed name
+    writes: dict[str, list[list]] = field(default_factory=dict)
+    self_calls: list[str] = field(default_factory=list)  # methods it calls on self
+    hooks: bool = False  # defines __getattr__ / __getattribute__: any name may answer
 
 
 @dataclass
@@ -118,16 +145,22 @@ class FileSummary:
     #: (first line, last line, attribute) of one-time set-up blocks: ``if self.x is None:`` whose
     #: body sets ``self.x``; dynamo guards on the attribute, so they run on the first call only
     once_paths: list[tuple[int, int, str]] = field(default_factory=list)
-    #: (first line, last line, reason, needs) of branches the module's default configuration never
-    #: takes (:mod:`zlint.scope.option_paths`): compiled only where a user sets the option
-    option_paths: list[tuple] = field(default_factory=list)
-    #: (line, column, end line, end column, deciding operand's last line, reason, needs) of the
-    #: ``and``/``or`` operands of tests that the default configuration decides before them
-    option_operands: list[tuple] = field(default_factory=list)
-    #: class-like callee (its last name, capitalised) -> (the most positional arguments its calls
-    #: here pass, the names they pass by keyword, as ``name=repr`` for a literal, ``"*"`` for
-    #: unpacking): an option path's needs
-    constructions: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+    #: candidate default-off paths (:mod:`zlint.scope.option_paths`): [line, column, end line, end
+    #: column, the deciding test's last line, function qualname, test tree, the test's value that
+    #: leaves the path untaken]; the run decides which hold (:mod:`zlint.scope.defaults`)
+    option_paths: list[list] = field(default_factory=list)
+    #: module- and class-level calls' arguments (constructions), as :attr:`FunctionInfo.call_args`
+    call_args: dict[str, list] = field(default_factory=dict)
+    #: classes named at module or class level (``config_class = Config``, a registry)
+    class_refs: list[str] = field(default_factory=list)
+    #: module-level functions and imported names read as values, not called (``act=gelu``)
+    value_names: list[str] = field(default_factory=list)
+    #: attributes module-level code sets on objects (``Block.fused_attn = False``)
+    foreign_writes: list[str] = field(default_factory=list)
+    #: classes named as values, not called (``build_model_with_cfg(Sam, **kwargs)``, ``partial(Block)``)
+    handed: list[str] = field(default_factory=list)
+    #: keyword arguments (and dict entries) passed as literals: name -> the values
+    keywords: dict[str, list] = field(default_factory=dict)
     #: module-level functions that rebind the ``forward`` of a class or module they are given
     #: (``experts_class.forward = dispatcher``): as a class decorator, they replace its forward
     forward_replacers: set[str] = field(default_factory=set)
@@ -166,11 +199,8 @@ class _Summarizer:
 
     def __init__(self, summary: FileSummary) -> None:
         self.summary = summary
-        #: (first line, first column, last line, end column) of the default-off paths, in the
-        #: order :attr:`FunctionInfo.option_calls` numbers them; a body's columns span its lines
-        self.option_spans = [(s, 0, e + 1, 0) for s, e, *_ in summary.option_paths]
-        self.option_spans += [(s, c, e, ec) for s, c, e, ec, *_ in summary.option_operands]
-        self.plain_calls: list[set[str]] = []  # per open function: callees called off those paths
+        #: statement -> the nodes of its own expressions that :func:`record_defaults` reads, in walk order
+        self.walked: dict[int, list[ast.AST]] = {}
         self.scope: list[str] = []
         self.classes: list[ClassInfo] = []
         self.functions: list[FunctionInfo] = []
@@ -216,8 +246,9 @@ class _Summarizer:
             nested = [getattr(stmt, name, None) for name in ("body", "orelse", "finalbody")]
             nested += [h.body for h in getattr(stmt, "handlers", ())]
             nested += [c.body for c in getattr(stmt, "cases", ())]
-            for expr in _own_expressions(stmt):
-                self.expressions(expr)
+            walked = [n for expr in _own_expressions(stmt) for n in self.expressions(expr)]
+            if not isinstance(stmt, ast.AnnAssign):  # the default-configuration pass reads them again
+                self.walked[id(stmt)] = walked
             for block in nested:
                 if isinstance(block, list):
                     self.body(block)
@@ -270,14 +301,11 @@ class _Summarizer:
                 self.summary.predicates[qual] = returns
         self.scope.append(node.name)
         self.functions.append(info)
-        self.plain_calls.append(set())
         outer_built, self.built = self.built, {}
         outer, self.guard_at = self.guard_at, None
         self.body(node.body)
         self.guard_at = outer
         self.built = outer_built
-        plain = self.plain_calls.pop()
-        info.option_calls = {c: sorted(set(spans)) for c, spans in info.option_calls.items() if c not in plain}
         self.functions.pop()
         self.scope.pop()
 
@@ -338,7 +366,7 @@ class _Summarizer:
         guard = GuardInfo(self.functions[-1].qualname, test, body, orelse, ([], []), self.guard_at)
         index = len(self.summary.guards)
         self.summary.guards.append(guard)
-        self.expressions(node.test)
+        self.walked[id(node)] = self.expressions(node.test)
         outer = self.guard_at
         for branch, statements in enumerate((node.body, node.orelse)):
             self.guard_at = (index, branch)
@@ -391,44 +419,33 @@ class _Summarizer:
         if dotted:
             self.summary.aliases[target.id] = qualify(self.summary, dotted) or dotted
 
-    def expressions(self, root: ast.AST) -> None:
+    def expressions(self, root: ast.AST) -> list[ast.AST]:
+        """Note the calls and attributes under ``root``; returns the nodes the default-configuration
+        pass reads (:data:`zlint.scope.option_paths.READ_NODES`), in walk order."""
         called: set[int] = set()
+        kept: list[ast.AST] = []
         for node in walk(root):  # parents come before children: a callee is seen as called
-            if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
-                self.attribute_name(node.attr)
-            if isinstance(node, ast.Call):
-                self.call(node)
-                called.add(id(node.func))
-            elif isinstance(node, ast.Attribute) and id(node) not in called and self.functions:
-                if isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(node.ctx, ast.Load):
-                    self.functions[-1].refs.add(node.attr)
-            elif isinstance(node, ast.Attribute) and node.attr == "DYNAMIC":
-                if (dotted_with_super(node.value) or "").endswith("Dim"):
-                    self.summary.single_graph = True
-
-    def construction(self, name: str, node: ast.Call) -> None:
-        most, names = self.summary.constructions.get(name, (0, []))
-        passed = {passed_keyword(k) for k in node.keywords} | {"*" for a in node.args if isinstance(a, ast.Starred)}
-        self.summary.constructions[name] = (max(most, len(node.args)), sorted({*names, *passed}))
+            kind = type(node)
+            if kind in READ_NODES:
+                kept.append(node)
+            if kind is ast.Call:
+                self.call(node)  # type: ignore[arg-type]
+                called.add(id(node.func))  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                value = node.value  # type: ignore[attr-defined]
+                on_self = type(value) is ast.Name and value.id == "self"
+                if not on_self:
+                    self.attribute_name(node.attr)  # type: ignore[attr-defined]
+                if id(node) not in called and self.functions:
+                    if on_self and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                        self.functions[-1].refs.add(node.attr)  # type: ignore[attr-defined]
+                elif node.attr == "DYNAMIC":  # type: ignore[attr-defined]
+                    if (dotted_with_super(value) or "").endswith("Dim"):
+                        self.summary.single_graph = True
+        return kept
 
     def attribute_name(self, name: str) -> None:
         (self.functions[-1] if self.functions else self.summary).attribute_names.add(name)
-
-    def option_call(self, callee: str, node: ast.Call) -> None:
-        """Note on which default-off paths of the current function's own body the call lies
-        (none: it is a plain call); a path of an enclosing function does not count, since a
-        nested function may be called anywhere."""
-        if not self.option_spans:
-            return
-        function, at = self.functions[-1], (node.lineno, node.col_offset)
-        inside = [
-            index for index, (line, column, end, end_column) in enumerate(self.option_spans)
-            if (line, column) <= at < (end, end_column) and function.start <= line and end <= function.end + 1
-        ]
-        if inside:
-            function.option_calls.setdefault(callee, []).extend(inside)
-        else:
-            self.plain_calls[-1].add(callee)
 
     def tensor_check(self, node: ast.Call) -> None:
         """Note a parameter of the current function passed as a tensor check's condition."""
@@ -446,7 +463,6 @@ class _Summarizer:
             if isinstance(node.args[1].value, str):
                 self.attribute_name(node.args[1].value)
         if self.functions:
-            self.option_call(callee, node)
             if self.guard_at is not None:
                 guard, branch = self.guard_at
                 self.summary.guards[guard].calls[branch].append(callee)
@@ -460,8 +476,6 @@ class _Summarizer:
                 self.functions[-1].to_host = True
             if last.startswith("_check_tensor_all") and qualify(self.summary, callee) in TENSOR_CHECK_CALLS:
                 self.tensor_check(node)
-        if last[:1].isupper() and (node.args or node.keywords):
-            self.construction(last, node)
         if last == "mark_unbacked":
             self.summary.single_graph = True
         if any(k.arg == "backed_size_oblivious" and _is_true(k.value) for k in node.keywords):
@@ -510,8 +524,9 @@ def summarize(path: str, tree: ast.Module, text: str = "") -> FileSummary:
     """The facts of one file that the project-wide classification needs (``text``: its source,
     whose header comments may say it was generated from another file)."""
     summary = FileSummary(path, generated_from=generated_from(text))
-    summary.option_paths, summary.option_operands = option_paths(tree)
-    _Summarizer(summary).body(tree.body)
+    summarizer = _Summarizer(summary)
+    summarizer.body(tree.body)
+    record_defaults(tree, summary, summarizer.walked)
     return summary
 
 

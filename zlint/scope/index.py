@@ -212,7 +212,7 @@ def _function(f: dict) -> FunctionInfo:
             "stored_refs": set(f["stored_refs"]),
             "attribute_names": set(f["attribute_names"]),
             "params": tuple(f["params"]),
-            "option_calls": {name: list(spans) for name, spans in f["option_calls"].items()},
+            "option_calls": {name: list(sites) for name, sites in f["option_calls"].items()},
             "tensor_checks": [tuple(pair) for pair in f["tensor_checks"]],
         }
     )
@@ -246,8 +246,7 @@ def _decode(data: object) -> FileSummary | None:
                 "guards": [_guard(g) for g in data["guards"]],
                 "error_paths": [tuple(span) for span in data["error_paths"]],
                 "once_paths": [tuple(span) for span in data["once_paths"]],
-                "option_paths": [tuple(span) for span in data["option_paths"]],
-                "option_operands": [tuple(span) for span in data["option_operands"]],
+                "option_paths": list(data["option_paths"]),
                 "attribute_names": set(data["attribute_names"]),
                 "forward_replacers": set(data["forward_replacers"]),
             }
