@@ -34,6 +34,7 @@ from zlint.verify.evidence import (
     UNVERIFIABLE,
     Evidence,
     FunctionReport,
+    eager_failures,
     evidence_dicts,
     graph_counts,
     is_mode_caveat,
@@ -158,11 +159,13 @@ def cost_of(found: list[Evidence], report: FunctionReport) -> str:
     return "; ".join([kinds, *extra])
 
 
-def not_compiled_everywhere(report: FunctionReport, lines: list[int], order: CallPaths | None = None) -> str:
+def not_compiled_everywhere(
+    report: FunctionReport, lines: list[int], order: CallPaths | None = None, tier: str = "single-graph",
+) -> str:
     """Why silence at ``lines`` proves nothing (empty: the lines ran compiled at every swept size
-    in every mode): eager failures, sizes that did not compile, an earlier graph break. ``order``
-    places lines of helpers the verified function calls (without it, only its own lines count,
-    in line order)."""
+    in every mode that decides a finding of that ``tier``): eager failures, sizes that did not
+    compile, an earlier graph break. ``order`` places lines of helpers the verified function calls
+    (without it, only its own lines count, in line order)."""
     span = (report.first_line, report.last_line)
     inside = any(span[0] <= line <= span[1] for line in lines)
     if span[0] and not inside and not (order is not None and any(order.reaches(line) for line in lines)):
@@ -171,20 +174,48 @@ def not_compiled_everywhere(report: FunctionReport, lines: list[int], order: Cal
         return (f"outside the verified function (lines {span[0]}-{span[1]}): what this line costs "
                 "shows at its call there")
     if report.eager_errors:
-        sizes = ",".join(map(str, sorted(report.eager_errors)))
-        return f"eager failed at sizes {sizes} ({next(iter(report.eager_errors.values()))}): not compiled there"
+        return f"{eager_failures(report.eager_errors)}: not compiled there"
+    gaps = mode_gaps(report, lines, order)
+    deciding = deciding_modes(report, tier)
+    for mode in deciding:
+        if mode in gaps:
+            return gaps[mode]
+    return ""
+
+
+#: the modes whose silence decides a finding of each tier: a size recompile shows in the mode users
+#: get; a finding that blocks single-graph mode needs those modes
+_TIER_MODES = {"default": ("default",), "single-graph": MODES}
+
+
+def deciding_modes(report: FunctionReport, tier: str) -> list[str]:
+    """The modes of ``report`` whose silence decides a finding of ``tier`` (every mode run when
+    none of the tier's modes was)."""
+    ran = [r.mode for r in report.runs]
+    wanted = [m for m in _TIER_MODES.get(tier, MODES) if m in ran]
+    return wanted or ran
+
+
+def mode_gaps(report: FunctionReport, lines: list[int], order: CallPaths | None = None) -> dict[str, str]:
+    """Per mode, why ``lines`` did not run compiled at every swept size there: the mode did not
+    run, some sizes failed to compile, or a graph break before the lines in that mode."""
     first = order.first(lines) if order is not None else min(lines)
+    gaps: dict[str, str] = {}
     for run in report.runs:
         if run.skipped:
-            return f"{run.mode} mode not run ({run.skipped})"
+            gaps[run.mode] = f"{run.mode} mode not run ({run.skipped})"
+            continue
         missing = [n for n in report.sizes if n not in run.sizes_run and n not in report.eager_errors]
         if missing:
-            return f"compiling failed in {run.mode} mode at sizes {','.join(map(str, missing))}"
-    for e in report.evidence:
-        if e.kind == GRAPH_BREAK and _precedes(e.line, first, order):
-            where = f"line {e.line}" if e.line else "a line outside the function"
-            return f"skipped by an earlier graph break at {where} ({e.mode} mode): the rest may have run eagerly"
-    return ""
+            gaps[run.mode] = f"compiling failed in {run.mode} mode at sizes {','.join(map(str, missing))}"
+            continue
+        for e in report.evidence:
+            if e.mode == run.mode and e.kind == GRAPH_BREAK and _precedes(e.line, first, order):
+                where = f"line {e.line}" if e.line else "a line outside the function"
+                gaps[run.mode] = (f"skipped by an earlier graph break at {where} ({e.mode} mode): the rest may "
+                                  "have run eagerly")
+                break
+    return gaps
 
 
 def _precedes(earlier: int | None, line: int, order: CallPaths | None) -> bool:
@@ -194,14 +225,28 @@ def _precedes(earlier: int | None, line: int, order: CallPaths | None) -> bool:
     return earlier is None or earlier < line
 
 
-def status_for(report: FunctionReport, lines: list[int], order: CallPaths | None = None) -> dict:
-    """The ``verify`` field of a static finding whose effects may show at ``lines``; ``order``
-    places lines of helpers the verified function calls (:class:`CallPaths`)."""
+#: evidence a related line (one that reads a name the flagged line assigns) lends the finding: a
+#: size decision made from that name; a graph break there is that line's own finding
+_RELATED_KINDS = (GUARD, SPECIALIZATION, RECOMPILE)
+
+
+def status_for(
+    report: FunctionReport, lines: list[int], order: CallPaths | None = None, tier: str = "single-graph",
+    own: list[int] | None = None,
+) -> dict:
+    """The ``verify`` field of a static finding whose effects may show at ``lines``: ``own`` (the
+    finding's own lines, default all of ``lines``) and lines reading a name it assigns, where only
+    size guards count. ``order`` places lines of helpers the verified function calls
+    (:class:`CallPaths`); ``tier`` says which modes' silence decides it."""
     info: dict = {"status": UNVERIFIABLE, "function": report.target.rsplit("::", 1)[-1]}
     if report.unverifiable:
         info["reason"] = report.unverifiable
         return info
-    relevant = [e for e in report.evidence if e.line in set(lines) and not is_mode_caveat(e)]
+    own_lines = set(own if own is not None else lines)
+    relevant = [
+        e for e in report.evidence
+        if e.line in set(lines) and not is_mode_caveat(e) and (e.line in own_lines or e.kind in _RELATED_KINDS)
+    ]
     costly = [e for e in relevant if _costly(e, report)]
     first = order.first(lines) if order is not None else min(lines)
     masking = sorted({
@@ -217,14 +262,18 @@ def status_for(report: FunctionReport, lines: list[int], order: CallPaths | None
             "can guard on it; verify this line in a function of its own"
         )
         return info
-    unreached = "" if costly else not_compiled_everywhere(report, lines, order)
+    unreached = "" if costly else not_compiled_everywhere(report, lines, order, tier)
     if unreached:
         info["reason"] = unreached
         return info
-    if not costly and any(n in report.unreached for n in lines):
-        # the helper holding the line never ran with these inputs: nothing was compiled there
-        info["reason"] = (f"not reached: {info['function']} did not call the function holding this line at any "
-                          "swept size")
+    if not costly and any(n in report.unreached for n in own_lines):
+        # the line never ran with these inputs: nothing was compiled there
+        inside = any(report.first_line <= n <= report.last_line for n in own_lines)
+        info["reason"] = (
+            f"not reached: line {min(own_lines)} did not run at any swept size (a branch these inputs never take)"
+            if inside else
+            f"not reached: {info['function']} did not call the function holding this line at any swept size"
+        )
         return info
     unswept = next((report.open_thresholds[n] for n in sorted(lines) if n in report.open_thresholds), "")
     if not costly and unswept:
@@ -242,15 +291,38 @@ def status_for(report: FunctionReport, lines: list[int], order: CallPaths | None
         device=report.device,
         sizes=report.sizes,
     )
+    info["modes"] = per_mode(report, relevant, costly, mode_gaps(report, lines, order))
     if costly:
         info["cost"] = cost_of(costly, report)
     if caveats(report):
         info["caveats"] = caveats(report)
+    undecided = {m: v for m, v in info["modes"].items() if v.startswith("not decided")}
     if info["status"] == GUARDED:
         info["note"] = "a guard is installed here, but it added no graph, break or error at any swept size"
+    elif info["status"] == NOT_OBSERVED and undecided:
+        ran = ", ".join(m for m in info["modes"] if m not in undecided)
+        info["note"] = (f"ran compiled at every swept size in {ran} mode with no effect here; "
+                        + "; ".join(f"{m}: {v}" for m, v in undecided.items()))
     elif info["status"] == NOT_OBSERVED:
         info["note"] = "ran compiled at every swept size in every mode with no effect here: likely a false positive"
     return info
+
+
+def per_mode(report: FunctionReport, relevant: list[Evidence], costly: list[Evidence], gaps: dict[str, str]) -> dict:
+    """Each mode's own verdict on a line: CONFIRMED, GUARDED, NOT OBSERVED, or ``not decided: ...``
+    (the mode did not run the line compiled at every size)."""
+    out = {}
+    for run in report.runs:
+        mode = run.mode
+        if any(e.mode == mode for e in costly):
+            out[mode] = CONFIRMED
+        elif mode in gaps:
+            out[mode] = f"not decided: {gaps[mode]}"
+        elif any(e.mode == mode for e in relevant):
+            out[mode] = GUARDED
+        else:
+            out[mode] = NOT_OBSERVED
+    return out
 
 
 def share_evidence(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -462,7 +534,8 @@ def verify(
                 if verified_key[0] not in graphs:
                     graphs[verified_key[0]] = CallGraph(tree) if tree is not None else None
                 orders[verified_key] = CallPaths.of(graphs[verified_key[0]], verified_key[1])
-            infos.append(status_for(verified, sorted(lines), orders[verified_key]))
+            own = list(range(d.line, max(d.line, d.end_line) + 1))
+            infos.append(status_for(verified, sorted(lines), orders[verified_key], d.tier, own))
         info = pick(infos)
         if info.get("function") != d.function:
             info["through"] = info["function"]  # verified with that function's inputs: it calls this one

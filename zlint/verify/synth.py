@@ -153,6 +153,13 @@ def _op_need(callee: str) -> tuple[int | None, str | None]:
     return None, None
 
 
+#: calls that return a number when given sizes
+_NUMBER_CALLS = frozenset({
+    "int", "float", "min", "max", "abs", "round", "len", "math.ceil", "math.floor", "math.sqrt", "math.prod",
+    "math.isqrt", "sum",
+})
+
+
 class _Usage(ast.NodeVisitor):
     """Per parameter: the rank its uses need, and which (param, dim) each size name stands for."""
 
@@ -186,6 +193,41 @@ class _Usage(ast.NodeVisitor):
             elif isinstance(sub, ast.For) and isinstance(sub.iter, ast.Name) and sub.iter.id in self.params:
                 refs.add((sub.iter.id, 0))
         return refs
+
+    def header_refs(self, node: ast.AST) -> set[tuple[str, int]]:
+        """(param, dim) pairs a flagged statement reads on its own line: an ``if``'s or a
+        ``while``'s test, a ``for``'s iterable, not the body they hold."""
+        if isinstance(node, (ast.If, ast.While)):
+            return self.size_refs(node.test)
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            iterated = isinstance(node.iter, ast.Name) and node.iter.id in self.params
+            return self.size_refs(node.iter) | ({(node.iter.id, 0)} if iterated else set())
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            return set().union(*(self.size_refs(item.context_expr) for item in node.items))
+        if isinstance(node, (ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)):
+            return set()
+        return self.size_refs(node)
+
+    def is_number(self, node: ast.expr) -> bool:
+        """Whether an expression is a number made of sizes (``H // self.patch``, ``min(k, H)``),
+        not a tensor that only takes sizes as arguments (``x.reshape(b * t, c)``)."""
+        if self._size_of(node) is not None or isinstance(node, (ast.Constant, ast.Attribute)):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id not in self.params or node.id in self.size_names
+        if isinstance(node, ast.BinOp):
+            return self.is_number(node.left) and self.is_number(node.right)
+        if isinstance(node, ast.UnaryOp):
+            return self.is_number(node.operand)
+        if isinstance(node, ast.IfExp):
+            return self.is_number(node.body) and self.is_number(node.orelse)
+        if isinstance(node, (ast.Tuple, ast.List)):  # a shape: ``(B, 1, H, W)``
+            return all(self.is_number(e) for e in node.elts)
+        if isinstance(node, ast.Subscript):
+            return self.is_number(node.value) and not isinstance(node.value, ast.Name)
+        if isinstance(node, ast.Call):
+            return (dotted_path(node.func) or "") in _NUMBER_CALLS
+        return False
 
     def _index(self, node: ast.expr) -> int | None:
         found = _int_index(node)
@@ -255,7 +297,7 @@ class _Usage(ast.NodeVisitor):
                             break
                         if isinstance(elt, ast.Name):
                             self.size_names[elt.id] = {(param, start + i)}
-            elif isinstance(target, ast.Name):
+            elif isinstance(target, ast.Name) and target.id not in self.params and self.is_number(node.value):
                 refs = self.size_refs(node.value)
                 if refs:
                     self.size_names[target.id] = refs
@@ -394,7 +436,7 @@ def plan_inputs(
     swept: list[str] = []
     for stmt in ast.walk(func):
         if getattr(stmt, "lineno", None) in focus_lines and isinstance(stmt, (ast.stmt, ast.expr)):
-            for param, dim in usage.size_refs(stmt):
+            for param, dim in usage.header_refs(stmt):
                 p = tensors.get(param)
                 if p and -len(p.labels) <= dim < len(p.labels):
                     label = p.labels[dim]

@@ -33,6 +33,7 @@ from zlint.verify.evidence import (
     FunctionReport,
     ModeRun,
     costly,
+    eager_failures,
     is_mode_caveat,
     plain_guard,
 )
@@ -514,7 +515,8 @@ class Prober:
         # eager first, once per size: sizes where the function itself fails are not compiled
         eager: dict[int, Any] = {}
         called: set = set()  # code objects of the verified file that ran: which helpers it reached
-        with _calls_into(subject.path, called):
+        executed: set = set()  # the lines of the verified file they ran
+        with _calls_into(subject.path, called, executed):
             for n in sizes:
                 try:
                     args, kwargs = self._inputs(subject, n)
@@ -522,12 +524,11 @@ class Prober:
                         eager[n] = subject.call(*args, **kwargs)
                 except Exception as exc:  # user code: any failure is a fact about that size
                     report.eager_errors[n] = first_line(exc)
-        outside = [n for n in focus_lines or () if not subject.first_line <= n <= subject.last_line]
-        report.unreached = [n for n in outside if not any(_covers(code, n) for code in called)]
+        report.unreached = unreached_lines(list(focus_lines or ()), called, executed)
         good = [n for n in sizes if n in eager]
         if not good:
-            first = next(iter(report.eager_errors.values()), "no sizes")
-            report.unverifiable = f"fails eagerly at every size ({first})"
+            failures = eager_failures(report.eager_errors) if report.eager_errors else "no sizes"
+            report.unverifiable = f"fails eagerly at every size: {failures}"
             return
         try:
             dims = _swept_dims(lambda n: self._inputs(subject, n))
@@ -581,26 +582,48 @@ class Prober:
 
 
 @contextlib.contextmanager
-def _calls_into(path: str, called: set) -> Iterator[None]:
-    """Collect the code objects of ``path`` that start running while the block runs (Python's
-    profiling hook: function granularity, cheap), so that a helper's line is known to be reached."""
+def _calls_into(path: str, called: set, executed: set | None = None) -> Iterator[None]:
+    """Collect the code objects of ``path`` that start running while the block runs, and the lines
+    of ``path`` they execute (a trace hook that follows only that file's frames), so that a flagged
+    line is known to be reached."""
     import sys
 
     target = os.path.realpath(path)
     ours: dict[str, bool] = {}
+    lines = executed if executed is not None else set()
 
-    def profile(frame, event, arg):
-        if event == "call":
-            name = frame.f_code.co_filename
-            if ours.setdefault(name, os.path.realpath(name) == target):
-                called.add(frame.f_code)
+    def local(frame, event, arg):
+        if event == "line":
+            lines.add(frame.f_lineno)
+        return local
 
-    previous = sys.getprofile()
-    sys.setprofile(profile)
+    def trace(frame, event, arg):
+        if event != "call":
+            return None
+        name = frame.f_code.co_filename
+        if ours.setdefault(name, os.path.realpath(name) == target):
+            called.add(frame.f_code)
+            return local
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(trace)
     try:
         yield
     finally:
-        sys.setprofile(previous)
+        sys.settrace(previous)
+
+
+def unreached_lines(lines: list[int], called: set, executed: set) -> list[int]:
+    """The ``lines`` no eager run executed: in no code object that ran, or holding code of one that
+    ran that never reached them (a branch the inputs never take)."""
+    out = []
+    for line in lines:
+        covering = [code for code in called if _covers(code, line)]
+        has_code = any(line in {n for _, _, n in code.co_lines()} for code in covering)
+        if not covering or (has_code and line not in executed):
+            out.append(line)
+    return out
 
 
 def _covers(code: Any, line: int) -> bool:
