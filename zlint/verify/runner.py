@@ -41,7 +41,9 @@ from zlint.verify.evidence import (
 )
 from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
+from zlint.verify.flow import branch_groups
 from zlint.verify.progress import Progress
+from zlint.verify.stubs import class_node
 from zlint.verify.thresholds import known_ints, module_constants, threshold_sizes
 
 #: runtime-only codes: which evidence kinds each one reports
@@ -470,21 +472,31 @@ def verify(
         keys = [k for k in targets if k[0] not in skip]
         caller_keys = [k for k in callers if k[0] not in skip]
         jobs = []
+        job_keys: list[tuple[tuple[str, str], list[int] | None]] = []  # (function, lines of its group)
         for path, qualname in keys:
-            focus = set(through.get((path, qualname), set()))
-            sizes = list(options.sizes)
             func = _parsed_function(path, qualname, trees)
-            for line in targets[(path, qualname)]:
-                focus |= related.get((path, qualname, line), {line})
-            if func is not None:
-                tree = trees.get(path)
-                sizes += threshold_sizes(func, targets[(path, qualname)], options.sizes, known_ints(tree, func))
-                if through.get((path, qualname)) and tree is not None:  # literals and constants only
-                    sizes += threshold_sizes(tree, through[(path, qualname)], sizes, module_constants(tree))
-            jobs.append({
-                "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": list(dict.fromkeys(sizes)),
-                "modes": list(options.modes), "backend": backend, "device": device, "examples": example_files,
-            })
+            tree = trees.get(path)
+            groups: list[tuple[dict, list[int] | None]] = [({}, None)]
+            if func is not None and tree is not None and (path, qualname) not in registered_keys:
+                # lines behind different branches (``if stagewise:`` / ``else``) get runs of their own
+                groups = branch_groups(func, targets[(path, qualname)], class_node(tree, qualname))
+            for choice, group_lines in groups:
+                mine = targets[(path, qualname)] if group_lines is None else group_lines
+                focus = set(through.get((path, qualname), set())) if group_lines is None else set()
+                sizes = list(options.sizes)
+                for line in mine:
+                    focus |= related.get((path, qualname, line), {line})
+                if func is not None:
+                    sizes += threshold_sizes(func, mine, options.sizes, known_ints(tree, func))
+                    if group_lines is None and through.get((path, qualname)) and tree is not None:
+                        # literals and constants only
+                        sizes += threshold_sizes(tree, through[(path, qualname)], sizes, module_constants(tree))
+                jobs.append({
+                    "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": list(dict.fromkeys(sizes)),
+                    "modes": list(options.modes), "backend": backend, "device": device, "examples": example_files,
+                    "choices": choice,
+                })
+                job_keys.append(((path, qualname), group_lines))
         for path, qualname in caller_keys:
             # a caller builds its own tensors (on the CPU): its call sites are checked there, with
             # a CPU backend unless --backend names one; recompiles and export errors do not
@@ -497,8 +509,21 @@ def verify(
     finally:
         pool.close()
 
-    reports = {key: FunctionReport.from_dict(r) for key, r in zip(keys, results) if r}
-    caller_reports = {key: FunctionReport.from_dict(r) for key, r in zip(caller_keys, results[len(keys):]) if r}
+    reports: dict[tuple[str, str], FunctionReport] = {}  # each function's own run
+    line_reports: dict[tuple[tuple[str, str], int], FunctionReport] = {}  # lines behind other branches
+    every_report: list[tuple[tuple[str, str], FunctionReport]] = []
+    for (key, group_lines), r in zip(job_keys, results):
+        if not r:
+            continue
+        report = FunctionReport.from_dict(r)
+        every_report.append((key, report))
+        if group_lines is None:
+            reports[key] = report
+        else:
+            line_reports.update({(key, line): report for line in group_lines})
+    caller_reports = {
+        key: FunctionReport.from_dict(r) for key, r in zip(caller_keys, results[len(job_keys):]) if r
+    }
     caller_covered: dict[tuple[str, str], set[int]] = defaultdict(set)
     out: list[Diagnostic] = []
     static_by_file: dict[str, set[int]] = defaultdict(set)  # effects may land on any line of the file
@@ -514,7 +539,7 @@ def verify(
             caller_covered[key] |= matched
             out.append(replace(d, verify=verify_info))
             continue
-        report = reports.get(key)
+        report = line_reports.get((key, d.line)) or reports.get(key)
         lines = set(range(d.line, max(d.line, d.end_line) + 1)) | related.get((key[0], key[1], d.line), set())
         if report is not None and not _verifiable_code(d.code) and not report.unverifiable:
             # a call-site finding inside a function verified anyway: confirmed only by evidence
@@ -543,7 +568,7 @@ def verify(
             info = actionable(info, report or reports.get(entry), key, sorted(lines), trees)
         out.append(replace(d, verify=info))
     runtime: dict[tuple[str, int, str], Diagnostic] = {}
-    for key, report in reports.items():
+    for key, report in every_report:
         path = display_path.get(key[0]) or _display(key[0], paths)
         found = runtime_diagnostics(
             report, static_by_file.get(key[0], set()), path, _def_line(report), enabled_for.get(key[0], frozenset())
@@ -570,7 +595,7 @@ def verify(
             except (OSError, UnicodeDecodeError):
                 pass
         out.extend(found)
-    return share_evidence(sorted(out)), [*reports.values(), *caller_reports.values()]
+    return share_evidence(sorted(out)), [*(r for _, r in every_report), *caller_reports.values()]
 
 
 def actionable(info: dict, report: FunctionReport | None, key: tuple[str, str], lines: list[int], trees: dict) -> dict:
@@ -580,7 +605,7 @@ def actionable(info: dict, report: FunctionReport | None, key: tuple[str, str], 
     func = _parsed_function(key[0], key[1], trees)
     if func is None:
         return dict(info, inputs=tried or "none built")
-    from zlint.verify.stubs import class_node, example_stub
+    from zlint.verify.stubs import example_stub
     from zlint.verify.synth import plan_inputs
 
     tree = trees[key[0]]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zlint.core.ast_walk import dotted_path
-from zlint.verify.annotations import declared, value_for
+from zlint.verify.annotations import declared, member_for, value_for
+from zlint.verify.flow import FALSE, NONE, NOT_NONE, TRUE, header, reaching
 
 #: size of every dim the sweep does not drive (not in the default sweep, so never duck-sized with it)
 FIXED = 4
@@ -37,6 +38,7 @@ class Param:
     dtype: str = "float"
     keyword_only: bool = False
     value: Any = None  # for "value": an int, float, bool or list of ints
+    swept: bool = False  # a "value" the sweep drives: the size itself (an int, or each int of a list)
 
 
 @dataclass
@@ -57,6 +59,9 @@ class Plan:
     fits: bool = True  # False: the function failed eagerly on every variant tried
     #: local names bound to a size of a parameter (``n = x.size(0)``)
     size_names: list[str] = field(default_factory=list)
+    #: tensor parameters whose rank only a submodule's name suggested (``self.pos_conv_embed(x)``):
+    #: the built layer's type decides
+    named_ranks: set[str] = field(default_factory=set)
 
     def describe(self) -> str:
         parts = []
@@ -67,8 +72,24 @@ class Plan:
                 )
                 parts.append(f"{p.name}[{dims}]")
             elif p.kind == "value":
-                parts.append(f"{p.name}={p.value!r}")
+                parts.append(f"{p.name}={swept_text(p.value) if p.swept else repr(p.value)}")
         return " ".join(parts)
+
+
+def swept_value(value: Any, n: int) -> Any:
+    """A swept ``value`` parameter at size ``n``: the int itself, or each int of a list."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(n for _ in value)
+    return n
+
+
+def swept_text(value: Any) -> str:
+    """How a swept value reads: ``n``, ``[n, n]``."""
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join("n" for _ in value)
+        return f"({inner},)" if isinstance(value, tuple) and len(value) == 1 else (
+            f"({inner})" if isinstance(value, tuple) else f"[{inner}]")
+    return "n"
 
 
 def find_function(tree: ast.Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -153,6 +174,8 @@ def _op_need(callee: str) -> tuple[int | None, str | None]:
     return None, None
 
 
+#: functions whose first argument is a boolean mask
+_MASK_FIRST = frozenset({"where", "masked_select"})
 #: calls that return a number when given sizes
 _NUMBER_CALLS = frozenset({
     "int", "float", "min", "max", "abs", "round", "len", "math.ceil", "math.floor", "math.sqrt", "math.prod",
@@ -176,6 +199,7 @@ class _Usage(ast.NodeVisitor):
         self.size_names: dict[str, set[tuple[str, int]]] = {}
         self.dtype: dict[str, str] = {}  # parameters an op needs as integer indices
         self.submodules: dict[str, list[str]] = {}  # param -> names of self.<name>(param) calls
+        self.named_ranks: set[str] = set()  # params whose op rank comes from a submodule's name
 
     def _need(self, param: str, index: int) -> None:
         need = index + 1 if index >= 0 else -index
@@ -197,16 +221,12 @@ class _Usage(ast.NodeVisitor):
     def header_refs(self, node: ast.AST) -> set[tuple[str, int]]:
         """(param, dim) pairs a flagged statement reads on its own line: an ``if``'s or a
         ``while``'s test, a ``for``'s iterable, not the body they hold."""
-        if isinstance(node, (ast.If, ast.While)):
-            return self.size_refs(node.test)
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            iterated = isinstance(node.iter, ast.Name) and node.iter.id in self.params
-            return self.size_refs(node.iter) | ({(node.iter.id, 0)} if iterated else set())
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            return set().union(*(self.size_refs(item.context_expr) for item in node.items))
-        if isinstance(node, (ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)):
-            return set()
-        return self.size_refs(node)
+        if not isinstance(node, ast.stmt):
+            return self.size_refs(node)
+        refs = set().union(*(self.size_refs(part) for part in header(node))) if header(node) else set()
+        if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Name) and node.iter.id in self.params:
+            refs.add((node.iter.id, 0))
+        return refs
 
     def is_number(self, node: ast.expr) -> bool:
         """Whether an expression is a number made of sizes (``H // self.patch``, ``min(k, H)``),
@@ -333,10 +353,25 @@ class _Usage(ast.NodeVisitor):
             self.min_rank[node.value.id] = max(self.min_rank.get(node.value.id, 0), 1)
         self.generic_visit(node)
 
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
+        # ``~mask``: bitwise not is for integer and boolean tensors; a mask is boolean
+        if isinstance(node.op, ast.Invert) and isinstance(node.operand, ast.Name) and node.operand.id in self.params:
+            self.dtype.setdefault(node.operand.id, "bool")
+            self.used_as_tensor.add(node.operand.id)
+        self.generic_visit(node)
+
     def visit_Call(self, node: ast.Call) -> None:
         ref = self._size_of(node)
         if ref:
             self._need(*ref)
+        # ``x.masked_fill(mask, v)``, ``torch.where(mask, a, b)``: the mask is boolean
+        callee = dotted_path(node.func) or ""
+        mask = node.args[0] if callee.rsplit(".", 1)[-1] in _MASK_FIRST and node.args else None
+        if callee.rsplit(".", 1)[-1] in ("masked_fill", "masked_fill_", "masked_scatter") and node.args:
+            mask = node.args[0]
+        if isinstance(mask, ast.Name) and mask.id in self.params:
+            self.dtype.setdefault(mask.id, "bool")
+            self.used_as_tensor.add(mask.id)
         first = node.args[0] if node.args else None
         if dotted_path(node.func) in ("torch._assert", "_assert") and first is not None:
             self._asserted_rank(first)
@@ -347,6 +382,8 @@ class _Usage(ast.NodeVisitor):
                 self.submodules.setdefault(first.id, []).append(callee[5:])
             rank, dtype = _op_need(callee)
             if rank is not None:
+                if first.id not in self.op_rank and callee.startswith("self."):
+                    self.named_ranks.add(first.id)  # only the submodule's name says: the built layer decides
                 self.op_rank.setdefault(first.id, rank)
                 self.used_as_tensor.add(first.id)
             if dtype is not None:
@@ -355,20 +392,33 @@ class _Usage(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+def _literal_default(node: ast.expr | None) -> tuple[bool, Any]:
+    if node is None:
+        return False, None
+    try:
+        return True, ast.literal_eval(node)
+    except ValueError:
+        return False, None
+
+
 def plan_inputs(
     func: ast.FunctionDef | ast.AsyncFunctionDef, focus_lines: list[int], is_method: bool,
-    constants: dict[str, int] | None = None,
+    constants: dict[str, int] | None = None, choices: dict[str, str] | None = None,
 ) -> Plan:
     """A plan for calling ``func``: sizes swept where the ``focus_lines`` read them. ``constants``
     are names with known int values (:func:`zlint.verify.thresholds.known_ints`): a dim read as
-    ``x.shape[axis]`` with ``axis: int = -1`` is dim -1."""
+    ``x.shape[axis]`` with ``axis: int = -1`` is dim -1. ``choices`` are what the branches around
+    the flagged lines need of each parameter (:func:`zlint.verify.flow.choices`). A parameter
+    with a default keeps it unless its value reaches the flagged lines or a branch needs it."""
+    choices = choices or {}
     args = func.args
     positional = [*args.posonlyargs, *args.args]
     if is_method and positional:
         positional = positional[1:]
     defaults_from = len(positional) - len(args.defaults)
-    defaults = {a.arg for a in positional[defaults_from:]}
-    defaults |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    default_of = dict(zip((a.arg for a in positional[defaults_from:]), args.defaults))
+    default_of.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    defaults = set(default_of)
     names = {a.arg for a in positional} | {a.arg for a in args.kwonlyargs}
     usage = _Usage(names, {k: v for k, v in (constants or {}).items() if k not in names or k in defaults})
     for stmt in func.body:  # only unconditional rebinding: a branch may leave the parameter as is
@@ -379,6 +429,11 @@ def plan_inputs(
     usage.visit(func)
     # size names bound on one line and read on another need a second pass over assignments
     usage.visit(func)
+    span = range(func.lineno, (func.end_lineno or func.lineno) + 1)
+    # with every flagged line in the function, its parameters' flow says which reach them; a
+    # helper's lines are reached through calls this function makes: any parameter may
+    own_focus = bool(focus_lines) and all(n in span for n in focus_lines)
+    reach = reaching(func, focus_lines, names) if own_focus else names
 
     jax = {a.arg: _jaxtyping(a.annotation) for a in [*positional, *args.kwonlyargs]}
     source = "annotations" if any(jax.values()) else "synthesized"
@@ -388,14 +443,26 @@ def plan_inputs(
     for arg, has_default in entries:
         name = arg.arg
         keyword_only = arg in args.kwonlyargs
+        need = choices.get(name, "")
+        literal, default = _literal_default(default_of.get(name))
         if jax.get(name):
             dtype, labels = jax[name]
             plan.params.append(Param(name, "tensor", labels, dtype, keyword_only))
             continue
         kind = declared(arg.annotation)
+        if "isinstance:" in need:  # ``if isinstance(depths, int):``: the member that enters the branch
+            kind = member_for(arg.annotation, need) or kind
+        bool_flag = (kind is not None and kind.kind == "bool") or (literal and isinstance(default, bool))
+        if need in (TRUE, FALSE) and bool_flag:
+            plan.params.append(Param(name, "value", keyword_only=keyword_only, value=need == TRUE))
+            continue
+        if need == NONE and literal and default is None:
+            plan.params.append(Param(name, "default", keyword_only=keyword_only))
+            continue
+        given = need in (TRUE, NOT_NONE) or "isinstance:" in need  # the branch needs a value here
         if kind is not None and kind.not_a_tensor:
             # the annotation says what callers pass: never a tensor here, whatever the uses say
-            if has_default:
+            if has_default and not given:
                 plan.params.append(Param(name, "default", keyword_only=keyword_only))
                 continue
             known, value = value_for(name, kind, FIXED)
@@ -405,7 +472,9 @@ def plan_inputs(
                 return plan
             plan.params.append(Param(name, "value", keyword_only=keyword_only, value=value))
             continue
-        if has_default and (name not in usage.used_as_tensor or kind is None):
+        # a declared tensor is one whose value reaches the lines; an undeclared one, one used as a tensor
+        used = name in reach if kind is not None and own_focus else name in usage.used_as_tensor
+        if has_default and not given and (kind is None or name not in reach or not used):
             plan.params.append(Param(name, "default", keyword_only=keyword_only))
             continue
         # an unannotated parameter without a default is taken as a tensor: eager will tell
@@ -422,17 +491,15 @@ def plan_inputs(
                 plan.rank_open.add(name)
         if name in usage.submodules:
             plan.submodules[name] = usage.submodules[name]
-        dtype = usage.dtype.get(name, "float")
+        if name in usage.named_ranks:
+            plan.named_ranks.add(name)
+        dtype = usage.dtype.get(name) or (kind.dtype if kind is not None else "") or "float"
         plan.params.append(Param(name, "tensor", [f"{name}.{i}" for i in range(rank)], dtype, keyword_only))
     if args.vararg is not None and not plan.params:
         plan.problem = f"{func.name} takes *{args.vararg.arg}: register an example"
         return plan
 
     tensors = {p.name: p for p in plan.params if p.kind == "tensor"}
-    if not tensors:
-        plan.problem = f"{func.name} takes no tensor argument to size: register an example"
-        return plan
-
     swept: list[str] = []
     for stmt in ast.walk(func):
         if getattr(stmt, "lineno", None) in focus_lines and isinstance(stmt, (ast.stmt, ast.expr)):
@@ -442,6 +509,20 @@ def plan_inputs(
                     label = p.labels[dim]
                     if label not in swept and not label.isdigit():
                         swept.append(label)
+    if not swept and own_focus and not any(name in reach for name in tensors):
+        # no tensor reaches the lines, but an int argument does (``torch.linspace(0, rate, depths)``): sweep it
+        for param in plan.params:
+            if param.name not in reach:
+                continue
+            literal, default = _literal_default(default_of.get(param.name))
+            if param.kind == "default" and literal and type(default) is int:
+                param.kind, param.value = "value", default
+            if param.kind == "value" and (type(param.value) is int or _int_list(param.value)):
+                param.swept = True
+                swept.append(param.name)
+    if not tensors and not swept:
+        plan.problem = f"{func.name} takes no tensor argument to size: register an example"
+        return plan
     if not swept:  # nothing on the flagged lines names a dim: drive the leading dim of every tensor
         for p in tensors.values():
             if p.labels and not p.labels[0].isdigit() and p.labels[0] not in swept:
@@ -450,6 +531,10 @@ def plan_inputs(
                     break
     plan.swept = swept
     return plan
+
+
+def _int_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and bool(value) and all(type(v) is int for v in value)
 
 
 def rank_of_layer(type_names: list[str]) -> int | None:

@@ -63,7 +63,7 @@ def fit_layers(plan: Plan, obj: Any) -> None:
             if not layers:
                 continue
             rank = rank_of_layer([type(layer).__name__ for layer in layers])
-            if rank is not None and param.name in plan.rank_open:
+            if rank is not None and (param.name in plan.rank_open or param.name in plan.named_ranks):
                 param.labels = param.labels[:1] + [f"{param.name}.{i}" for i in range(1, rank)]
             widths = next((w for w in map(fixed_widths, layers) if w), {})
             if (param.name in plan.rank_guessed and set(widths) == {-1}

@@ -21,7 +21,7 @@ from typing import Any
 import zlint.verify.examples as examples
 import zlint.verify.sandbox.configs as configs
 from zlint.verify.sandbox.layer_fit import first_that_runs, fit_layers
-from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs
+from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs, swept_value
 from zlint.verify.thresholds import around, known_ints, open_thresholds, state_reads
 
 
@@ -95,11 +95,13 @@ def make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
     def make(n: int) -> tuple[tuple, dict]:
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
+        skipped = False  # after a parameter left at its default, the rest go by name
         for p in plan.params:
             if p.kind == "default":
+                skipped = True
                 continue
             if p.kind == "value":
-                value: Any = p.value
+                value: Any = swept_value(p.value, n) if p.swept else p.value
             else:
                 shape = [n if lab in plan.swept else (int(lab) if lab.isdigit() else FIXED) for lab in p.labels]
                 if p.dtype == "int":
@@ -108,7 +110,7 @@ def make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
                     value = torch.rand(shape) > 0.5
                 else:
                     value = torch.randn(shape)
-            if p.keyword_only:
+            if p.keyword_only or skipped:
                 kwargs[p.name] = value
             else:
                 args.append(value)
@@ -242,9 +244,17 @@ def _depth_defaults(owner: type) -> dict[str, Any]:
     return out
 
 
-def _candidates(owner: type) -> Iterator[tuple[dict[str, Any], str]]:
-    """Ways to build ``owner``, each ``(kwargs, shown)``: no arguments, the required ints guessed,
-    a small config (transformers), in that order."""
+def _candidates(owner: type, flags: dict[str, Any] | None = None) -> Iterator[tuple[dict[str, Any], str]]:
+    """Ways to build ``owner``, each ``(kwargs, shown)`` with ``flags`` (the ``__init__`` values
+    the flagged lines' branches need, ``compress_time=True``) added: no arguments, the required
+    ints guessed, a small config (transformers), in that order."""
+    flags = flags or {}
+    shown_flags = ", ".join(f"{k}={v!r}" for k, v in flags.items())
+    for kwargs, shown in _candidate_arguments(owner):
+        yield {**kwargs, **flags}, ", ".join(t for t in (shown, shown_flags) if t)
+
+
+def _candidate_arguments(owner: type) -> Iterator[tuple[dict[str, Any], str]]:
     yield {}, ""
     guessed = _guessed_arguments(owner)
     if guessed is not None:
@@ -291,14 +301,17 @@ def _sized(owner: type, kwargs: dict[str, Any], shown: str) -> tuple[dict[str, A
     return kwargs, shown
 
 
-def _instance(owner: type, registered: examples.Example | None, training: bool = False) -> tuple[Any, str]:
-    """The object whose method is verified, and how it was built (empty: a factory or ``owner()``)."""
+def _instance(
+    owner: type, registered: examples.Example | None, training: bool = False, flags: dict[str, Any] | None = None,
+) -> tuple[Any, str]:
+    """The object whose method is verified, and how it was built (empty: a factory or ``owner()``);
+    ``flags`` are ``__init__`` values the flagged lines' branches need."""
     built = ""
     if registered is not None and registered.factory is not None:
         obj = registered.factory()
     else:
         obj, first_error = None, None
-        for kwargs, shown in _candidates(owner):
+        for kwargs, shown in _candidates(owner, flags):
             try:
                 kwargs, shown = _sized(owner, kwargs, shown)
                 obj = owner(**kwargs)
@@ -337,7 +350,7 @@ class _Located:
     )
 
 
-def _locate(path: str, qualname: str) -> _Located:
+def _locate(path: str, qualname: str, flags: dict[str, Any] | None = None) -> _Located:
     """Parse ``path``, find ``qualname`` in it, import the module and get the callable (a bound
     method of an instance from the registered factory for methods). Raises Unverifiable."""
     found = _Located()
@@ -369,7 +382,7 @@ def _locate(path: str, qualname: str) -> _Located:
     found.built, found.training = "", False
     if found.is_method:
         found.training = registered is None and reads_training(node)
-        obj, found.built = _instance(owner, registered, found.training)
+        obj, found.built = _instance(owner, registered, found.training, flags)
         if found.training:
             found.built = f"{found.built or owner.__name__ + '()'} in training mode"
         found.call = getattr(obj, parts[-1])
@@ -378,13 +391,19 @@ def _locate(path: str, qualname: str) -> _Located:
     return found
 
 
-def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | None = None):
+def build(
+    path: str, qualname: str, focus_lines: list[int], sizes: list[int] | None = None,
+    choices: dict[str, dict[str, Any]] | None = None,
+):
     """A :class:`zlint.verify.sandbox.probe.Subject` for ``qualname`` in ``path``, plus where inputs came
     from. With synthesized inputs, the subject also says which flagged comparisons the sweep
-    (``sizes``) may never flip (:func:`zlint.verify.thresholds.open_thresholds`)."""
+    (``sizes``) may never flip (:func:`zlint.verify.thresholds.open_thresholds`). ``choices`` are
+    what the branches around the flagged lines need (:func:`zlint.verify.flow.choices`): values
+    of the function's parameters, and of the ``__init__`` parameters behind ``self`` flags."""
     from zlint.verify.sandbox.probe import Subject, normalize_call
 
-    found = _locate(path, qualname)
+    choices = choices or {}
+    found = _locate(path, qualname, choices.get("init"))
     registered, call = found.registered, found.call
 
     # a function decorated with @torch.compile: verify what it wraps
@@ -396,7 +415,9 @@ def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | N
         make = lambda n: normalize_call(registered.make_inputs(n))  # noqa: E731
         source, detail = "registered", "registered example"
     else:
-        plan = plan_inputs(found.node, focus_lines, found.is_method, known_ints(found.tree, found.node))
+        plan = plan_inputs(
+            found.node, focus_lines, found.is_method, known_ints(found.tree, found.node), choices.get("params"),
+        )
         if plan.problem:
             raise Unverifiable(plan.problem)
         if found.is_method:
