@@ -228,7 +228,15 @@ def choices(
     params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     sources, init_defaults = _init_sources(cls)
     out: dict[str, dict[str, Any]] = {"params": {}, "init": {}}
-    for test, in_body in _enclosing_tests(func, line):
+    tests = _enclosing_tests(func, line)
+    own = next((n for n in ast.walk(func) if isinstance(n, (ast.If, ast.While)) and n.lineno == line), None)
+    if own is not None and isinstance(own.test, ast.BoolOp) and isinstance(own.test.op, ast.And):
+        # ``if crop_scale and ss[0] <= H:``: the flagged comparison runs only when the flags before it hold
+        for value in own.test.values:
+            if not _requirements(value, True):
+                break
+            tests.append((value, True))
+    for test, in_body in tests:
         for name, requirement in _requirements(test, in_body):
             if name in params and name != "self":
                 if out["params"].setdefault(name, requirement) != requirement:

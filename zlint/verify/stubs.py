@@ -67,8 +67,12 @@ def factory(tree: ast.Module, qualname: str) -> str:
     return f"lambda: {qualname.split('.')[-2]}({filled})"
 
 
-def _tensor(labels: list[str], swept: list[str], dtype: str) -> str:
-    dims = ", ".join("n" if lab in swept else (lab if lab.isdigit() else str(FIXED)) for lab in labels)
+def _tensor(labels: list[str], swept: list[str], dtype: str, units: dict[str, int] | None = None) -> str:
+    units = units or {}
+    dims = ", ".join(
+        (f"{units[lab]} * n" if lab in units else "n") if lab in swept else (lab if lab.isdigit() else str(FIXED))
+        for lab in labels
+    )
     if dtype == "int":
         return f"torch.randint(0, {FIXED}, ({dims}{',' if len(labels) == 1 else ''}))"
     if dtype == "bool":
@@ -87,7 +91,7 @@ def make_inputs(plan: Plan | None) -> str:
             skipped = True
             continue
         if p.kind == "tensor":
-            value = _tensor(p.labels, plan.swept, p.dtype)
+            value = _tensor(p.labels, plan.swept, p.dtype, plan.units)
         else:
             value = swept_text(p.value) if p.swept else repr(p.value)
         by_name = p.keyword_only or skipped

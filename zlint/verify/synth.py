@@ -8,6 +8,7 @@ into tensors. Usage gives the rank: ``x.shape[2]`` needs rank >= 3, ``b, s, d = 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,16 +60,35 @@ class Plan:
     fits: bool = True  # False: the function failed eagerly on every variant tried
     #: local names bound to a size of a parameter (``n = x.size(0)``)
     size_names: list[str] = field(default_factory=list)
+    #: tensor parameters whose dims are read only from the end (``H, W = x.shape[-2:]``): more
+    #: dims, when tried, go in front
+    grow_front: set[str] = field(default_factory=set)
+    #: swept dims that take sizes in a unit (``16``: a 16x16 patch conv needs multiples of 16)
+    units: dict[str, int] = field(default_factory=dict)
     #: tensor parameters whose rank only a submodule's name suggested (``self.pos_conv_embed(x)``):
     #: the built layer's type decides
     named_ranks: set[str] = field(default_factory=set)
+
+    def known_values(self) -> dict[str, int]:
+        """The ints the plan passes that the sweep does not drive, by how code reads them:
+        ``{"length": 4, "ss[0]": 4, "ss[1]": 4}``."""
+        out: dict[str, int] = {}
+        for p in self.params:
+            if p.kind != "value" or p.swept:
+                continue
+            if type(p.value) is int:
+                out[p.name] = p.value
+            elif isinstance(p.value, (list, tuple)):
+                out.update({f"{p.name}[{i}]": v for i, v in enumerate(p.value) if type(v) is int})
+        return out
 
     def describe(self) -> str:
         parts = []
         for p in self.params:
             if p.kind == "tensor":
                 dims = ",".join(
-                    "n" if lab in self.swept else (lab if lab.isdigit() else str(FIXED)) for lab in p.labels
+                    (f"{self.units[lab]}n" if lab in self.units else "n") if lab in self.swept
+                    else (lab if lab.isdigit() else str(FIXED)) for lab in p.labels
                 )
                 parts.append(f"{p.name}[{dims}]")
             elif p.kind == "value":
@@ -174,6 +194,9 @@ def _op_need(callee: str) -> tuple[int | None, str | None]:
     return None, None
 
 
+#: ops whose output count depends on a dim, and where that dim is among the arguments after the
+#: tensor (``x.split(k, dim)``: position 1; ``x.unbind(dim)``: position 0)
+_COUNT_OPS = {"split": 1, "unbind": 0, "chunk": 1, "tensor_split": 1}
 #: functions whose first argument is a boolean mask
 _MASK_FIRST = frozenset({"where", "masked_select"})
 #: calls that return a number when given sizes
@@ -200,10 +223,19 @@ class _Usage(ast.NodeVisitor):
         self.dtype: dict[str, str] = {}  # parameters an op needs as integer indices
         self.submodules: dict[str, list[str]] = {}  # param -> names of self.<name>(param) calls
         self.named_ranks: set[str] = set()  # params whose op rank comes from a submodule's name
+        #: per name, (line, dims) of each binding: dims (the sizes each dim reads) when it was
+        #: bound to a ``view``/``reshape``, else None
+        self.shapes: dict[str, list[tuple[int, list[set[tuple[str, int]]] | None]]] = {}
+        #: parameters whose dims are read counting from the end (``x.shape[-2]``) / the start
+        self.from_end: set[str] = set()
+        self.from_start: set[str] = set()
+        #: (param, dim) pairs the function asserts equal (``_assert(h == w)``)
+        self.equal_dims: list[tuple[tuple[str, int], tuple[str, int]]] = []
 
     def _need(self, param: str, index: int) -> None:
         need = index + 1 if index >= 0 else -index
         self.min_rank[param] = max(self.min_rank.get(param, 0), need)
+        (self.from_end if index < 0 else self.from_start).add(param)
 
     def size_refs(self, node: ast.AST) -> set[tuple[str, int]]:
         """(param, dim) pairs a sub-expression reads, through size names too."""
@@ -216,7 +248,50 @@ class _Usage(ast.NodeVisitor):
                 refs |= self.size_names[sub.id]
             elif isinstance(sub, ast.For) and isinstance(sub.iter, ast.Name) and sub.iter.id in self.params:
                 refs.add((sub.iter.id, 0))
+            elif isinstance(sub, ast.Call):
+                refs |= self._count_dim(sub)
         return refs
+
+    def _count_dim(self, call: ast.Call) -> set[tuple[str, int]]:
+        """The dim an op's output count reads: ``torch.split(x, 1, dim=1)``, ``x.unbind(0)``,
+        ``x.chunk(k, 2)``; through a ``view``/``reshape`` the name was bound to
+        (``x = x.view(b, s, s, t, t)``: dim 1 of x is ``s``)."""
+        callee = dotted_path(call.func) or ""
+        op = callee.rsplit(".", 1)[-1]
+        if op not in _COUNT_OPS:
+            return set()
+        method = isinstance(call.func, ast.Attribute) and not callee.startswith(("torch.", "F."))
+        tensor = call.func.value if method else (call.args[0] if call.args else None)
+        rest = call.args if method else call.args[1:]
+        position = _COUNT_OPS[op]
+        dim_node = next((k.value for k in call.keywords if k.arg == "dim"), None)
+        if dim_node is None and len(rest) > position:
+            dim_node = rest[position]
+        dim = 0 if dim_node is None else self._index(dim_node)
+        if not isinstance(tensor, ast.Name) or dim is None:
+            return set()
+        shape = self._shape_at(tensor.id, call.lineno)
+        if shape is not None:
+            return shape[dim] if -len(shape) <= dim < len(shape) else set()
+        fresh = call.lineno <= self.rebound.get(tensor.id, call.lineno)
+        return {(tensor.id, dim)} if tensor.id in self.params and fresh else set()
+
+    def _shape_at(self, name: str, line: int) -> list[set[tuple[str, int]]] | None:
+        """The dims of ``name`` at ``line`` when its last binding before it was a ``view``/``reshape``."""
+        bound = [(at, dims) for at, dims in self.shapes.get(name, []) if at < line]
+        return max(bound, key=lambda b: b[0])[1] if bound else None
+
+    def _record_shape(self, name: str, node: ast.Assign) -> None:
+        value = node.value
+        dims = None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("view", "reshape"):
+            args = value.args
+            if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+                args = args[0].elts
+            dims = [self.size_refs(a) if not isinstance(a, ast.Starred) else set() for a in args]
+        entries = self.shapes.setdefault(name, [])
+        if all(at != node.lineno for at, _ in entries):
+            entries.append((node.lineno, dims))
 
     def header_refs(self, node: ast.AST) -> set[tuple[str, int]]:
         """(param, dim) pairs a flagged statement reads on its own line: an ``if``'s or a
@@ -295,6 +370,17 @@ class _Usage(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
+            if isinstance(target, ast.Name):
+                self._record_shape(target.id, node)
+            pairs = isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List))
+            if pairs and len(target.elts) == len(node.value.elts):
+                # ``kh, kw = min(k, H), min(k, W)``: each name from its own value
+                for elt, value in zip(target.elts, node.value.elts):
+                    if isinstance(elt, ast.Name) and elt.id not in self.params and self.is_number(value):
+                        refs = self.size_refs(value)
+                        if refs:
+                            self.size_names[elt.id] = refs
+                continue
             if isinstance(target, (ast.Tuple, ast.List)):
                 owner = self._shape_owner(node.value)
                 if owner and owner[0] in self.params:
@@ -302,6 +388,7 @@ class _Usage(ast.NodeVisitor):
                     starred = any(isinstance(e, ast.Starred) for e in target.elts)
                     if start < 0:  # ``h, w, c = x.shape[-3:]``: the last dims; rank >= their count
                         self.min_rank[param] = max(self.min_rank.get(param, 0), -start)
+                        self.from_end.add(param)
                         for i, elt in enumerate(target.elts):
                             if isinstance(elt, ast.Starred):
                                 break
@@ -324,9 +411,16 @@ class _Usage(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _asserted_rank(self, test: ast.expr) -> None:
-        """``assert x.dim() == 3`` / ``torch._assert(x.ndim == 3, ...)``: x has exactly that rank."""
+        """``assert x.dim() == 3`` / ``torch._assert(x.ndim == 3, ...)``: x has exactly that rank;
+        ``assert h == w`` with both sizes of parameters: those dims are equal."""
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
             return
+        a, b = self.size_refs(test.left), self.size_refs(test.comparators[0])
+        if len(a) == 1 and len(b) == 1 and a != b and self.is_number(test.left) and self.is_number(test.comparators[0]):
+            if isinstance(test.left, ast.Name) or self._size_of(test.left):
+                pair = (next(iter(a)), next(iter(b)))
+                if pair not in self.equal_dims:
+                    self.equal_dims.append(pair)
         left, rank = test.left, _int_index(test.comparators[0])
         if isinstance(left, ast.Call) and not left.args and not left.keywords:
             left = left.func if isinstance(left.func, ast.Attribute) and left.func.attr == "dim" else None
@@ -404,12 +498,15 @@ def _literal_default(node: ast.expr | None) -> tuple[bool, Any]:
 def plan_inputs(
     func: ast.FunctionDef | ast.AsyncFunctionDef, focus_lines: list[int], is_method: bool,
     constants: dict[str, int] | None = None, choices: dict[str, str] | None = None,
+    through: Iterable[tuple[str, int]] = (),
 ) -> Plan:
     """A plan for calling ``func``: sizes swept where the ``focus_lines`` read them. ``constants``
     are names with known int values (:func:`zlint.verify.thresholds.known_ints`): a dim read as
     ``x.shape[axis]`` with ``axis: int = -1`` is dim -1. ``choices`` are what the branches around
     the flagged lines need of each parameter (:func:`zlint.verify.flow.choices`). A parameter
-    with a default keeps it unless its value reaches the flagged lines or a branch needs it."""
+    with a default keeps it unless its value reaches the flagged lines or a branch needs it.
+    ``through`` are ``(param, dim)`` whose sizes reach a helper's flagged lines
+    (:func:`through_sizes`): swept too."""
     choices = choices or {}
     args = func.args
     positional = [*args.posonlyargs, *args.args]
@@ -493,6 +590,8 @@ def plan_inputs(
             plan.submodules[name] = usage.submodules[name]
         if name in usage.named_ranks:
             plan.named_ranks.add(name)
+        if name in usage.from_end and name not in usage.from_start:
+            plan.grow_front.add(name)
         dtype = usage.dtype.get(name) or (kind.dtype if kind is not None else "") or "float"
         plan.params.append(Param(name, "tensor", [f"{name}.{i}" for i in range(rank)], dtype, keyword_only))
     if args.vararg is not None and not plan.params:
@@ -500,15 +599,20 @@ def plan_inputs(
         return plan
 
     tensors = {p.name: p for p in plan.params if p.kind == "tensor"}
+    for (a, i), (b, j) in usage.equal_dims:  # asserted equal: one label, one size
+        pa, pb = tensors.get(a), tensors.get(b)
+        if pa and pb and -len(pa.labels) <= i < len(pa.labels) and -len(pb.labels) <= j < len(pb.labels):
+            pb.labels[j] = pa.labels[i]
     swept: list[str] = []
-    for stmt in ast.walk(func):
-        if getattr(stmt, "lineno", None) in focus_lines and isinstance(stmt, (ast.stmt, ast.expr)):
-            for param, dim in usage.header_refs(stmt):
-                p = tensors.get(param)
-                if p and -len(p.labels) <= dim < len(p.labels):
-                    label = p.labels[dim]
-                    if label not in swept and not label.isdigit():
-                        swept.append(label)
+    read = [(param, dim) for stmt in ast.walk(func)
+            if getattr(stmt, "lineno", None) in focus_lines and isinstance(stmt, (ast.stmt, ast.expr))
+            for param, dim in usage.header_refs(stmt)]
+    for param, dim in [*read, *through]:
+        p = tensors.get(param)
+        if p and -len(p.labels) <= dim < len(p.labels):
+            label = p.labels[dim]
+            if label not in swept and not label.isdigit():
+                swept.append(label)
     if not swept and own_focus and not any(name in reach for name in tensors):
         # no tensor reaches the lines, but an int argument does (``torch.linspace(0, rate, depths)``): sweep it
         for param in plan.params:
@@ -537,6 +641,15 @@ def _int_list(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and bool(value) and all(type(v) is int for v in value)
 
 
+def size_names_of(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Local names ``func`` binds to sizes of its parameters (``H, W = x.shape[-2:]``)."""
+    args = func.args
+    usage = _Usage({a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]})
+    usage.visit(func)
+    usage.visit(func)
+    return sorted(usage.size_names)
+
+
 def rank_of_layer(type_names: list[str]) -> int | None:
     """The input rank a layer needs from its class name and, for a container, its first layer's
     (``["Sequential", "Conv2d"]`` -> 4): ``*1d`` 3, ``*2d`` 4, ``*3d`` 5; None when no name says."""
@@ -545,3 +658,87 @@ def rank_of_layer(type_names: list[str]) -> int | None:
             if name.lower().endswith(suffix):
                 return rank
     return None
+
+
+def _holder(tree: ast.Module, line: int) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef | None, bool]:
+    """The innermost function holding ``line``, and whether it is a method (defined in a class
+    and not a staticmethod)."""
+    best, method = None, False
+
+    def visit(body: list[ast.stmt], in_class: bool) -> None:
+        nonlocal best, method
+        for node in body:
+            if not node.lineno <= line <= (node.end_lineno or node.lineno):
+                continue
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                static = any(dotted_path(d) == "staticmethod" for d in node.decorator_list)
+                best, method = node, in_class and not static
+                visit(node.body, False)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, True)
+
+    visit(tree.body, False)
+    return best, method
+
+
+def _params_of(func: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:
+    positional = [a.arg for a in [*func.args.posonlyargs, *func.args.args]]
+    return positional[1:] if method and positional else positional
+
+
+def through_sizes(
+    tree: ast.Module, entry: ast.FunctionDef | ast.AsyncFunctionDef, lines: Iterable[int], entry_is_method: bool,
+) -> tuple[set[tuple[str, int]], dict[int, str]]:
+    """For flagged lines of helpers that ``entry`` calls directly: the ``(param, dim)`` of
+    ``entry`` whose sizes reach the sizes those lines read (passed as an argument, straight or
+    through a plain alias such as ``x_ = x``); and, per line that reads sizes none of which could be
+    traced so, why the entry's sweep says nothing about it."""
+    entry_params = set(_params_of(entry, entry_is_method)) | {a.arg for a in entry.args.kwonlyargs}
+    aliases: dict[str, str] = {}
+    for node in ast.walk(entry):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if isinstance(node.value, ast.Name):
+                aliases.setdefault(node.targets[0].id, node.value.id)
+
+    def source(arg: ast.expr | None) -> str | None:
+        seen = set()
+        while isinstance(arg, ast.Name) and arg.id not in seen:
+            if arg.id in entry_params:
+                return arg.id
+            seen.add(arg.id)
+            arg = ast.Name(aliases[arg.id]) if arg.id in aliases else None
+        return None
+
+    mapped: set[tuple[str, int]] = set()
+    unmapped: dict[int, str] = {}
+    for line in sorted(set(lines)):
+        holder, method = _holder(tree, line)
+        if holder is None or holder is entry:
+            continue
+        params = _params_of(holder, method)
+        usage = _Usage(set(params) | {a.arg for a in holder.args.kwonlyargs})
+        usage.visit(holder)
+        usage.visit(holder)
+        reads: set[tuple[str, int]] = set()
+        for node in ast.walk(holder):
+            if getattr(node, "lineno", None) == line and isinstance(node, (ast.stmt, ast.expr)):
+                reads |= usage.header_refs(node)
+        if not reads:
+            continue
+        found = set()
+        for call in ast.walk(entry):
+            callee = dotted_path(call.func) if isinstance(call, ast.Call) else None
+            if callee not in (holder.name, f"self.{holder.name}", f"cls.{holder.name}"):
+                continue
+            bound = dict(zip(params, call.args))
+            bound.update({k.arg: k.value for k in call.keywords if k.arg})
+            for param, dim in reads:
+                origin = source(bound.get(param))
+                if origin is not None:
+                    found.add((origin, dim))
+        if found:
+            mapped |= found
+        else:
+            unmapped[line] = (f"the sizes line {line} reads come from the arguments of {holder.name}, which the "
+                              f"inputs of {entry.name} do not drive directly: silence there proves nothing")
+    return mapped, unmapped

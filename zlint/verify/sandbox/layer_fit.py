@@ -97,14 +97,17 @@ def _variants(plan: Plan, obj: Any) -> list[Plan]:
     """The plan, then the same with more dims on tensors whose rank only their indexing bounds
     (``posemb[:, :k]`` may well be rank 3), each also with its channel dim at the module's first
     conv's ``in_channels``."""
-    out = []
+    out: list[Plan] = []
+    base = 0  # how many variants keep the plan's own rank
     for extra in (0, 1, 2):
         if extra and not plan.rank_guessed:
             break
         ranked = copy.deepcopy(plan)
         for p in ranked.params:
             if p.name in plan.rank_guessed and p.kind == "tensor" and len(p.labels) + extra <= 5:
-                p.labels += [f"{p.name}.{i}" for i in range(len(p.labels), len(p.labels) + extra)]
+                more = [f"{p.name}.{i}" for i in range(len(p.labels), len(p.labels) + extra)]
+                # dims read from the end (``x.shape[-2:]``) stay the last ones
+                p.labels = more + p.labels if p.name in plan.grow_front else p.labels + more
         out.append(ranked)
         fitted = copy.deepcopy(ranked)
         changed = False
@@ -126,17 +129,55 @@ def _variants(plan: Plan, obj: Any) -> list[Plan]:
                 p.labels[0] for p in fitted.params if p.kind == "tensor" and not p.labels[0].isdigit()
             ]
             out.append(fitted)
+        if not extra:
+            base = len(out)
+    # a kernel or patch larger than the fixed dims (a 16x16 patch conv, the 400-sample window of
+    # an audio front end): the same variants with those dims larger, swept ones in that unit
+    first = out[:base]
+    for scale in SCALES:
+        out.extend(scaled(variant, scale) for variant in first)
     return out
 
 
-def first_that_runs(plan: Plan, call: Callable, make_from_plan: Callable, sizes: tuple[int, ...] = (3, 2)) -> Plan:
+#: sizes tried for the dims after the batch dim when the layers need more than FIXED
+SCALES = (16, 64, 512)
+
+
+def scaled(plan: Plan, scale: int) -> Plan:
+    """``plan`` with every dim after the batch dim that is not a layer's fixed width at ``scale``,
+    and the swept ones in units of ``scale`` (``x[4,3,16n,16n]``)."""
+    out = copy.deepcopy(plan)
+    for p in out.params:
+        if p.kind != "tensor":
+            continue
+        for i, label in enumerate(p.labels):
+            if i == 0 or label.isdigit():
+                continue
+            if label in out.swept:
+                out.units[label] = scale
+            else:
+                p.labels[i] = str(scale)
+    return out
+
+
+def first_that_runs(
+    plan: Plan, call: Callable, make_from_plan: Callable, sizes: tuple[int, ...] = (3, 2),
+    unfitted: Plan | None = None,
+) -> Plan:
     """The first variant of ``plan`` (:func:`_variants`) on which ``call`` runs eagerly at one of
-    ``sizes``; the plan itself when none does (the sweep then reports the eager failure).
-    ``plan.tried`` lists what was tried before it."""
+    ``sizes``, then of ``unfitted`` (the plan before :func:`fit_layers`: a layer deep inside may
+    not see the input as it is given, ``[batch, samples]`` audio unsqueezed before its conv);
+    the plan itself when none does (the sweep then reports the eager failure). ``plan.tried``
+    lists what was tried before it."""
     import torch
 
     tried = []
-    for variant in _variants(plan, getattr(call, "__self__", None)):
+    obj = getattr(call, "__self__", None)
+    variants = _variants(plan, obj)
+    if unfitted is not None:
+        seen = {v.describe() for v in variants}
+        variants += [v for v in _variants(unfitted, obj) if v.describe() not in seen]
+    for variant in variants:
         make = make_from_plan(variant)
         for n in sizes:
             try:

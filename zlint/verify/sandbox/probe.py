@@ -61,6 +61,9 @@ class Subject:
     #: run in training mode (stochastic depth, random masks): outputs differ from eager by design,
     #: so they are not compared
     random_outputs: bool = False
+    #: int arguments the sweep drives (``depths``): dynamo's first graph holds them constant, as it
+    #: does a tensor's sizes, so the recompile when they first change is no cost of the code
+    swept_values: tuple[str, ...] = ()
 
 
 @dataclass
@@ -203,6 +206,9 @@ class Observer:
             if mismatch:
                 self._pinned_recompile(compile_id, mismatch)
                 continue
+            constant = _INT_CONSTANT.match(hooks.plain_stack_names(user_part.split("  #", 1)[0].strip(), self.arg_names))
+            if constant and constant.group(1) in self.subject.swept_values:
+                continue  # the first graph held a swept int constant: what any int argument costs
             if resumed and "size()" not in failure:
                 continue  # a size the graph break made a Python int: the break is the evidence
             line = self.line_from_loc(user_part)
@@ -226,6 +232,8 @@ class Observer:
                 )
 
 
+#: a guard holding an int argument (or an int of a list argument) constant: ``depths == 2``
+_INT_CONSTANT = re.compile(r"^(\w+)(?:\[\d+\])? == -?\d+$")
 _ZERO_ONE_OR_SYMBOLS = re.compile(r"^(?:Eq|Ne)\((?:[su]\d+|[01]), (?:[su]\d+|[01])\)$")
 
 
@@ -429,7 +437,19 @@ def _shape_pattern(shapes: list[tuple[int, ...]], dims: list[list[int]]) -> tupl
 
 
 def trivial(*args, **kwargs):
-    return [t + 1 for t in tensors((args, kwargs))]
+    # ints too: dynamo holds an int argument constant in its first graph, as it does sizes
+    return [t + 1 for t in tensors((args, kwargs))] + [torch.ones(1) * i for i in _ints((args, kwargs))]
+
+
+def _ints(value: Any) -> Iterator[int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _ints(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _ints(item)
 
 
 
@@ -460,7 +480,8 @@ class Prober:
         shapes = []
         for n in sizes:
             args, kwargs = self._inputs(subject, n)
-            shapes.append(_shape_pattern([tuple(t.shape) for t in tensors((args, kwargs))], dims))
+            shapes.append((_shape_pattern([tuple(t.shape) for t in tensors((args, kwargs))], dims),
+                           tuple(_ints((args, kwargs)))))
         key = (mode, self.backend, self.device, tuple(shapes), tuple(map(tuple, dims)))
         if key not in self._baselines:
             observer = Observer(subject, mode)

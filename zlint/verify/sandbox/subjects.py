@@ -8,6 +8,7 @@ jaxtyping-style annotations, else from how the function uses its parameters.
 from __future__ import annotations
 
 import ast
+import copy
 import importlib
 import importlib.util
 import inspect
@@ -21,8 +22,8 @@ from typing import Any
 import zlint.verify.examples as examples
 import zlint.verify.sandbox.configs as configs
 from zlint.verify.sandbox.layer_fit import first_that_runs, fit_layers
-from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs, swept_value
-from zlint.verify.thresholds import around, known_ints, open_thresholds, state_reads
+from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs, swept_value, through_sizes
+from zlint.verify.thresholds import around, compared_names, known_ints, open_thresholds, state_reads
 
 
 class Unverifiable(Exception):
@@ -103,7 +104,10 @@ def make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
             if p.kind == "value":
                 value: Any = swept_value(p.value, n) if p.swept else p.value
             else:
-                shape = [n if lab in plan.swept else (int(lab) if lab.isdigit() else FIXED) for lab in p.labels]
+                shape = [
+                    n * plan.units.get(lab, 1) if lab in plan.swept else (int(lab) if lab.isdigit() else FIXED)
+                    for lab in p.labels
+                ]
                 if p.dtype == "int":
                     value = torch.randint(0, FIXED, shape)
                 elif p.dtype == "bool":
@@ -162,6 +166,20 @@ def _guessed_arguments(owner: type) -> dict[str, Any] | None:
             return None
         guessed[name] = value
     return guessed or None
+
+
+def _optional_widths(owner: type) -> dict[str, Any]:
+    """``__init__`` widths left at None (``channels=None``, ``out_channels=None``): a branch of the
+    constructor may need them (``if use_conv: nn.Conv2d(channels, ...)``); each gets FIXED."""
+    try:
+        params = list(inspect.signature(owner.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return {}
+    return {
+        p.name: FIXED for p in params
+        if p.default is None and any(w in p.name.lower() for w in _WIDTH_WORDS)
+        and not any(w in p.name.lower() for w in (*_UNIT_WORDS, *_ZERO_WORDS))
+    }
 
 
 def reads_training(node: ast.AST) -> bool:
@@ -259,6 +277,10 @@ def _candidate_arguments(owner: type) -> Iterator[tuple[dict[str, Any], str]]:
     guessed = _guessed_arguments(owner)
     if guessed is not None:
         yield guessed, ", ".join(f"{k}={v!r}" for k, v in guessed.items())
+    widths = _optional_widths(owner)
+    if widths:
+        filled = {**(guessed or {}), **widths}
+        yield filled, ", ".join(f"{k}={v!r}" for k, v in filled.items())
     param = configs.config_parameter(owner)
     if param is None:
         return
@@ -411,19 +433,29 @@ def build(
 
     open_lines: dict[int, str] = {}
     swept_sizes: list[int] | None = None
+    swept_values: tuple[str, ...] = ()
     if registered is not None:
         make = lambda n: normalize_call(registered.make_inputs(n))  # noqa: E731
         source, detail = "registered", "registered example"
     else:
+        helper_lines = [n for n in focus_lines if not found.node.lineno <= n <= (found.node.end_lineno or n)]
+        through, untraced = through_sizes(found.tree, found.node, helper_lines, found.is_method)
+        if helper_lines and len(untraced) == len(helper_lines) and len(helper_lines) == len(focus_lines):
+            # run only for helpers' lines, none of whose sizes its inputs drive: nothing to learn
+            raise Unverifiable(next(iter(untraced.values())))
         plan = plan_inputs(
             found.node, focus_lines, found.is_method, known_ints(found.tree, found.node), choices.get("params"),
+            through,
         )
         if plan.problem:
             raise Unverifiable(plan.problem)
+        unfitted = None
         if found.is_method:
+            unfitted = copy.deepcopy(plan)
             fit_layers(plan, getattr(call, "__self__", None))
-        plan = first_that_runs(plan, call, make_from_plan)
+        plan = first_that_runs(plan, call, make_from_plan, unfitted=unfitted)
         make = make_from_plan(plan)
+        swept_values = tuple(p.name for p in plan.params if p.kind == "value" and p.swept)
         source, detail = plan.source, plan.describe()
         if found.built:
             detail = f"{detail} on {found.built}"
@@ -431,7 +463,10 @@ def build(
             detail = f"each failed eagerly: {'; '.join(plan.tried)}"
         elif plan.tried:
             detail = f"{detail} (tried first: {'; '.join(plan.tried)})"
-        state = _state_ints(getattr(call, "__self__", None), found.node, focus_lines)
+        # what the plan passes (``ss=(4, 4)``: ``ss[0]`` is 4) and the built module holds
+        compared = compared_names(found.node, focus_lines)
+        passed = {k: v for k, v in plan.known_values().items() if k in compared}
+        state = {**passed, **_state_ints(getattr(call, "__self__", None), found.node, focus_lines)}
         extra = around(state.values(), sizes or ())
         if sizes and extra:
             swept_sizes = [*sizes, *extra]
@@ -439,9 +474,10 @@ def build(
             open_lines = open_thresholds(
                 found.tree, focus_lines, swept_sizes or sizes, found.node, plan.size_names, state,
             )
+        open_lines.update(untraced)
     subject = Subject(
         call, make, str(found.file), found.first, found.last, qualname, open_thresholds=open_lines,
-        random_outputs=found.training,
+        random_outputs=found.training, swept_values=swept_values,
     )
     return subject, source, detail, (registered.sizes if registered else swept_sizes)
 
