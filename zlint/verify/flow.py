@@ -123,6 +123,9 @@ def _enclosing_tests(func: ast.AST, line: int) -> list[tuple[ast.expr, bool]]:
     def visit(body: list[ast.stmt]) -> bool:
         for stmt in body:
             start, end = stmt.lineno, stmt.end_lineno or stmt.lineno
+            if end < line and _guard_clause(stmt):
+                out.append((stmt.test, False))  # ``if isinstance(d, int): return ...``: later lines need it false
+                continue
             if not start <= line <= end:
                 continue
             if isinstance(stmt, ast.If) and line > (stmt.test.end_lineno or stmt.lineno):
@@ -138,6 +141,13 @@ def _enclosing_tests(func: ast.AST, line: int) -> list[tuple[ast.expr, bool]]:
 
     visit(getattr(func, "body", []))
     return out
+
+
+def _guard_clause(stmt: ast.stmt) -> bool:
+    """An ``if`` without ``else`` whose body always leaves (``return``, ``raise``, ``continue``,
+    ``break``): the statements after it run only when its test is false."""
+    return (isinstance(stmt, ast.If) and not stmt.orelse and bool(stmt.body)
+            and isinstance(stmt.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)))
 
 
 def _requirements(test: ast.expr, holds: bool) -> list[tuple[str, str]]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from zlint.core import noqa
+from zlint.core.ast_walk import dotted_path
 from zlint.core.diagnostics import Diagnostic
 from zlint.verify.call_graph import CallGraph, CallPaths
 from zlint.verify.caller_verdicts import CALLSITE_CODES, callsite_status, is_caller
@@ -41,10 +42,10 @@ from zlint.verify.evidence import (
 )
 from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
-from zlint.verify.flow import branch_groups
+from zlint.verify.flow import branch_groups, choices
 from zlint.verify.progress import Progress
 from zlint.verify.stubs import class_node
-from zlint.verify.thresholds import known_ints, module_constants, threshold_sizes
+from zlint.verify.thresholds import known_ints, module_constants, reads_size, threshold_sizes
 
 #: runtime-only codes: which evidence kinds each one reports
 RUNTIME_CODES = {
@@ -121,13 +122,29 @@ def _function_node(tree: ast.Module, qualname: str):
     return find_function(tree, qualname)
 
 
+#: calls whose result is still a number made of sizes (``n = min(x.size(0), 8)``)
+_NUMBER_CALLS = frozenset({"size", "numel", "nelement", "dim", "len", "int", "min", "max", "abs", "ceil", "floor"})
+
+
+def _size_valued(value: ast.AST | None) -> bool:
+    """Whether an assigned value is a comparison or a number made of sizes, not a tensor."""
+    if value is None:
+        return False
+    if any(isinstance(n, ast.Compare) for n in ast.walk(value)):
+        return True
+    calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)]
+    named = [(dotted_path(c.func) or "").rsplit(".", 1)[-1] for c in calls]
+    return reads_size(value) and all(name in _NUMBER_CALLS for name in named)
+
+
 def related_lines(func: ast.AST, line: int) -> set[int]:
     """Lines where a finding at ``line`` can show at run time: the line itself, and where a
-    name it assigns is read later (``single = n == 1`` ... ``if single:`` guards at the ``if``)."""
+    name it binds to a comparison or a size is read later (``single = n == 1`` ... ``if single:``
+    guards at the ``if``); a tensor it rebinds is not followed."""
     out = {line}
     names = set()
     for node in ast.walk(func):
-        assigns = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        assigns = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and _size_valued(node.value)
         if assigns and node.lineno <= line <= (node.end_lineno or node.lineno):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -175,7 +192,7 @@ def not_compiled_everywhere(
         # the verified one calls: silence here proves nothing
         return (f"outside the verified function (lines {span[0]}-{span[1]}): what this line costs "
                 "shows at its call there")
-    if report.eager_errors:
+    if report.eager_errors and not degenerate_only(report, tier):
         return f"{eager_failures(report.eager_errors)}: not compiled there"
     gaps = mode_gaps(report, lines, order)
     deciding = deciding_modes(report, tier)
@@ -183,6 +200,16 @@ def not_compiled_everywhere(
         if mode in gaps:
             return gaps[mode]
     return ""
+
+
+def degenerate_only(report: FunctionReport, tier: str) -> bool:
+    """Whether the function failed eagerly only at size 0 or 1 (a conv over an empty image), so
+    that silence at the other sizes still decides: for a finding about sizes 0/1 (``single-graph``
+    tier), one of them must have run."""
+    failed = set(report.eager_errors)
+    if not failed <= {0, 1}:
+        return False
+    return tier != "single-graph" or bool({0, 1} & (set(report.sizes) - failed))
 
 
 #: the modes whose silence decides a finding of each tier: a size recompile shows in the mode users
@@ -307,6 +334,8 @@ def status_for(
                         + "; ".join(f"{m}: {v}" for m, v in undecided.items()))
     elif info["status"] == NOT_OBSERVED:
         info["note"] = "ran compiled at every swept size in every mode with no effect here: likely a false positive"
+    if info["status"] == NOT_OBSERVED and report.eager_errors:
+        info["note"] += f"; {eager_failures(report.eager_errors)}: not inputs it takes"
     return info
 
 
@@ -480,6 +509,8 @@ def verify(
             if func is not None and tree is not None and (path, qualname) not in registered_keys:
                 # lines behind different branches (``if stagewise:`` / ``else``) get runs of their own
                 groups = branch_groups(func, targets[(path, qualname)], class_node(tree, qualname))
+            if tree is not None and (path, qualname) not in registered_keys:
+                groups[0] = (helper_flags(groups[0][0], (path, qualname), routes, own, trees), groups[0][1])
             for choice, group_lines in groups:
                 mine = targets[(path, qualname)] if group_lines is None else group_lines
                 focus = set(through.get((path, qualname), set())) if group_lines is None else set()
@@ -559,8 +590,8 @@ def verify(
                 if verified_key[0] not in graphs:
                     graphs[verified_key[0]] = CallGraph(tree) if tree is not None else None
                 orders[verified_key] = CallPaths.of(graphs[verified_key[0]], verified_key[1])
-            own = list(range(d.line, max(d.line, d.end_line) + 1))
-            infos.append(status_for(verified, sorted(lines), orders[verified_key], d.tier, own))
+            own_lines = list(range(d.line, max(d.line, d.end_line) + 1))
+            infos.append(status_for(verified, sorted(lines), orders[verified_key], d.tier, own_lines))
         info = pick(infos)
         if info.get("function") != d.function:
             info["through"] = info["function"]  # verified with that function's inputs: it calls this one
@@ -612,6 +643,32 @@ def actionable(info: dict, report: FunctionReport | None, key: tuple[str, str], 
     is_method = class_node(tree, key[1]) is not None
     plan = plan_inputs(func, lines, is_method, known_ints(tree, func))
     return dict(info, inputs=tried or "none built", example=example_stub(key[0], tree, key[1], plan))
+
+
+def helper_flags(
+    choice: dict, entry: tuple[str, str], routes: dict, own: dict[tuple[str, str], list[int]], trees: dict,
+) -> dict:
+    """``choice`` for an entry's own run with the ``__init__`` flags that its class's helpers'
+    lines need (``if self.use_conv:`` around a line of ``_upsample_2d``, verified through
+    ``forward``): the entry builds the module so that it calls them. A flag whose lines disagree
+    is left out."""
+    wanted: dict = {}
+    dropped: set = set()
+    owner = entry[1].rsplit(".", 1)[0] if "." in entry[1] else None
+    for helper, routed in routes.items():
+        if routed != entry or owner is None or not helper[1].startswith(owner + "."):
+            continue
+        func, tree = _parsed_function(*helper, trees), trees.get(helper[0])
+        if func is None or tree is None:
+            continue
+        for line in own.get(helper, []):
+            for name, value in choices(func, line, class_node(tree, helper[1])).get("init", {}).items():
+                if wanted.setdefault(name, value) != value:
+                    dropped.add(name)
+    flags = {k: v for k, v in wanted.items() if k not in dropped}
+    if not flags:
+        return choice
+    return {**choice, "init": {**flags, **choice.get("init", {})}}
 
 
 def route_helpers(

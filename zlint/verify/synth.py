@@ -14,7 +14,7 @@ from typing import Any
 
 from zlint.core.ast_walk import dotted_path
 from zlint.verify.annotations import declared, member_for, value_for
-from zlint.verify.flow import FALSE, NONE, NOT_NONE, TRUE, header, reaching
+from zlint.verify.flow import FALSE, NONE, NOT_NONE, TRUE, header, names_read, reaching
 
 #: size of every dim the sweep does not drive (not in the default sweep, so never duck-sized with it)
 FIXED = 4
@@ -65,6 +65,9 @@ class Plan:
     grow_front: set[str] = field(default_factory=set)
     #: swept dims that take sizes in a unit (``16``: a 16x16 patch conv needs multiples of 16)
     units: dict[str, int] = field(default_factory=dict)
+    #: swept dims the flagged lines count in a unit the code divides by (``H // self.patch_size``):
+    #: label -> the divisor's source, for the worker to read from the built module
+    unit_sources: dict[str, str] = field(default_factory=dict)
     #: tensor parameters whose rank only a submodule's name suggested (``self.pos_conv_embed(x)``):
     #: the built layer's type decides
     named_ranks: set[str] = field(default_factory=set)
@@ -223,6 +226,8 @@ class _Usage(ast.NodeVisitor):
         self.dtype: dict[str, str] = {}  # parameters an op needs as integer indices
         self.submodules: dict[str, list[str]] = {}  # param -> names of self.<name>(param) calls
         self.named_ranks: set[str] = set()  # params whose op rank comes from a submodule's name
+        #: size names that count a dim in a unit: name -> the divisor's source (``self.patch_size``)
+        self.units: dict[str, str] = {}
         #: per name, (line, dims) of each binding: dims (the sizes each dim reads) when it was
         #: bound to a ``view``/``reshape``, else None
         self.shapes: dict[str, list[tuple[int, list[set[tuple[str, int]]] | None]]] = {}
@@ -281,6 +286,12 @@ class _Usage(ast.NodeVisitor):
         bound = [(at, dims) for at, dims in self.shapes.get(name, []) if at < line]
         return max(bound, key=lambda b: b[0])[1] if bound else None
 
+    def _record_unit(self, name: str, value: ast.expr) -> None:
+        """``height = x.shape[-2] // self.patch_size``: the code counts that dim in patches."""
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.FloorDiv) and len(self.size_refs(value.left)) == 1:
+            if isinstance(value.right, (ast.Attribute, ast.Name, ast.Constant)):
+                self.units[name] = ast.unparse(value.right)
+
     def _record_shape(self, name: str, node: ast.Assign) -> None:
         value = node.value
         dims = None
@@ -318,8 +329,10 @@ class _Usage(ast.NodeVisitor):
             return self.is_number(node.body) and self.is_number(node.orelse)
         if isinstance(node, (ast.Tuple, ast.List)):  # a shape: ``(B, 1, H, W)``
             return all(self.is_number(e) for e in node.elts)
-        if isinstance(node, ast.Subscript):
-            return self.is_number(node.value) and not isinstance(node.value, ast.Name)
+        if isinstance(node, ast.Subscript):  # ``output_shape[0]`` of a shape built from sizes
+            if isinstance(node.value, ast.Name):
+                return node.value.id in self.size_names
+            return self.is_number(node.value)
         if isinstance(node, ast.Call):
             return (dotted_path(node.func) or "") in _NUMBER_CALLS
         return False
@@ -380,6 +393,7 @@ class _Usage(ast.NodeVisitor):
                         refs = self.size_refs(value)
                         if refs:
                             self.size_names[elt.id] = refs
+                            self._record_unit(elt.id, value)
                 continue
             if isinstance(target, (ast.Tuple, ast.List)):
                 owner = self._shape_owner(node.value)
@@ -408,6 +422,7 @@ class _Usage(ast.NodeVisitor):
                 refs = self.size_refs(node.value)
                 if refs:
                     self.size_names[target.id] = refs
+                    self._record_unit(target.id, node.value)
         self.generic_visit(node)
 
     def _asserted_rank(self, test: ast.expr) -> None:
@@ -613,6 +628,11 @@ def plan_inputs(
             label = p.labels[dim]
             if label not in swept and not label.isdigit():
                 swept.append(label)
+    for name in names_read(func, focus_lines) & set(usage.units):  # ``self.height != height``
+        for param, dim in usage.size_names[name]:
+            p = tensors.get(param)
+            if p and -len(p.labels) <= dim < len(p.labels):
+                plan.unit_sources.setdefault(p.labels[dim], usage.units[name])
     if not swept and own_focus and not any(name in reach for name in tensors):
         # no tensor reaches the lines, but an int argument does (``torch.linspace(0, rate, depths)``): sweep it
         for param in plan.params:
@@ -627,8 +647,9 @@ def plan_inputs(
     if not tensors and not swept:
         plan.problem = f"{func.name} takes no tensor argument to size: register an example"
         return plan
-    if not swept:  # nothing on the flagged lines names a dim: drive the leading dim of every tensor
-        for p in tensors.values():
+    if not swept:  # nothing on the flagged lines names a dim: drive the leading dim of each tensor
+        reaching_tensors = [p for p in tensors.values() if p.name in reach] or list(tensors.values())
+        for p in reaching_tensors:
             if p.labels and not p.labels[0].isdigit() and p.labels[0] not in swept:
                 swept.append(p.labels[0])
                 if source == "annotations":

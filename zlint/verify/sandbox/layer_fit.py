@@ -64,7 +64,12 @@ def fit_layers(plan: Plan, obj: Any) -> None:
                 continue
             rank = rank_of_layer([type(layer).__name__ for layer in layers])
             if rank is not None and (param.name in plan.rank_open or param.name in plan.named_ranks):
-                param.labels = param.labels[:1] + [f"{param.name}.{i}" for i in range(1, rank)]
+                if param.name in plan.grow_front and rank > len(param.labels):
+                    # dims read from the end (``x.shape[-2:]``) stay the last ones
+                    more = [f"{param.name}.{i}" for i in range(len(param.labels), rank)]
+                    param.labels = more + param.labels
+                else:
+                    param.labels = param.labels[:1] + [f"{param.name}.{i}" for i in range(1, rank)]
             widths = next((w for w in map(fixed_widths, layers) if w), {})
             if (param.name in plan.rank_guessed and set(widths) == {-1}
                     and param.labels[-1] in plan.swept):  # ``h.size(1)`` on a linear's input: [b, n, width]
@@ -131,8 +136,8 @@ def _variants(plan: Plan, obj: Any) -> list[Plan]:
             out.append(fitted)
         if not extra:
             base = len(out)
-    # a kernel or patch larger than the fixed dims (a 16x16 patch conv, the 400-sample window of
-    # an audio front end): the same variants with those dims larger, swept ones in that unit
+    # a kernel or window larger than the fixed dims (the 400-sample window of an audio front
+    # end): the same variants with those dims larger
     first = out[:base]
     for scale in SCALES:
         out.extend(scaled(variant, scale) for variant in first)
@@ -144,18 +149,14 @@ SCALES = (16, 64, 512)
 
 
 def scaled(plan: Plan, scale: int) -> Plan:
-    """``plan`` with every dim after the batch dim that is not a layer's fixed width at ``scale``,
-    and the swept ones in units of ``scale`` (``x[4,3,16n,16n]``)."""
+    """``plan`` with every dim after the batch dim that is neither swept nor a layer's fixed width
+    at ``scale`` (``x[n,1024]``: audio for a front end with a 400-sample window)."""
     out = copy.deepcopy(plan)
     for p in out.params:
         if p.kind != "tensor":
             continue
         for i, label in enumerate(p.labels):
-            if i == 0 or label.isdigit():
-                continue
-            if label in out.swept:
-                out.units[label] = scale
-            else:
+            if i and not label.isdigit() and label not in out.swept:
                 p.labels[i] = str(scale)
     return out
 

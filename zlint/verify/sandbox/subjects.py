@@ -449,6 +449,7 @@ def build(
         )
         if plan.problem:
             raise Unverifiable(plan.problem)
+        _resolve_units(plan, getattr(call, "__self__", None), known_ints(found.tree, found.node))
         unfitted = None
         if found.is_method:
             unfitted = copy.deepcopy(plan)
@@ -460,9 +461,9 @@ def build(
         if found.built:
             detail = f"{detail} on {found.built}"
         if not plan.fits:
-            detail = f"each failed eagerly: {'; '.join(plan.tried)}"
+            detail = f"each failed eagerly: {_first_few(plan.tried)}"
         elif plan.tried:
-            detail = f"{detail} (tried first: {'; '.join(plan.tried)})"
+            detail = f"{detail} (tried first: {_first_few(plan.tried)})"
         # what the plan passes (``ss=(4, 4)``: ``ss[0]`` is 4) and the built module holds
         compared = compared_names(found.node, focus_lines)
         passed = {k: v for k, v in plan.known_values().items() if k in compared}
@@ -480,6 +481,29 @@ def build(
         random_outputs=found.training, swept_values=swept_values,
     )
     return subject, source, detail, (registered.sizes if registered else swept_sizes)
+
+
+def _first_few(tried: list[str], shown: int = 3) -> str:
+    """The first inputs tried, and how many more."""
+    more = f"; +{len(tried) - shown} more" if len(tried) > shown else ""
+    return "; ".join(tried[:shown]) + more
+
+
+def _resolve_units(plan: Plan, obj: Any, known: dict[str, int]) -> None:
+    """Swept dims the flagged lines count in a unit (``height = H // self.patch_size``) take sizes
+    in that unit, read from the built module or a known int: ``H = 16 * n``, so ``height`` is
+    ``n`` and a threshold on it (``self.height != height``) is crossed."""
+    for label, source in plan.unit_sources.items():
+        value = known.get(source)
+        if value is None and source.startswith("self.") and obj is not None:
+            value = getattr(obj, source[len("self."):], None)
+        if value is None:
+            try:
+                value = ast.literal_eval(source)
+            except ValueError:
+                value = None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+            plan.units[label] = value
 
 
 def _state_ints(obj: Any, node: ast.AST, lines: list[int]) -> dict[str, int]:
