@@ -250,7 +250,7 @@ def choices(
         for name, requirement in _requirements(test, in_body):
             if name in params and name != "self":
                 if out["params"].setdefault(name, requirement) != requirement:
-                    return {"params": {}, "init": {}}  # the line needs a value and its opposite
+                    return {}  # the line needs a value and its opposite
             elif name in sources and sources[name] in init_defaults:
                 known, value = _flag_value(requirement, init_defaults[sources[name]])
                 if known:

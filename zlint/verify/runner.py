@@ -347,6 +347,8 @@ def per_mode(report: FunctionReport, relevant: list[Evidence], costly: list[Evid
         mode = run.mode
         if any(e.mode == mode for e in costly):
             out[mode] = CONFIRMED
+        elif run.skipped:
+            out[mode] = f"not run ({run.skipped})"
         elif mode in gaps:
             out[mode] = f"not decided: {gaps[mode]}"
         elif any(e.mode == mode for e in relevant):

@@ -541,6 +541,11 @@ def plan_inputs(
     usage.visit(func)
     # size names bound on one line and read on another need a second pass over assignments
     usage.visit(func)
+    through = list(through)
+    for param, dim in through:  # a helper reads these dims: the tensor has them
+        if param in names:
+            usage._need(param, dim)
+            usage.used_as_tensor.add(param)
     span = range(func.lineno, (func.end_lineno or func.lineno) + 1)
     # with every flagged line in the function, its parameters' flow says which reach them; a
     # helper's lines are reached through calls this function makes: any parameter may
