@@ -219,8 +219,9 @@ class _Usage(ast.NodeVisitor):
         self.min_rank: dict[str, int] = {}
         self.exact_rank: dict[str, int] = {}  # from the function's own unpacking or asserts
         self.op_rank: dict[str, int] = {}  # from the ops and layers a parameter is passed to
-        #: the first line that rebinds each name: a call after it sees another value
-        self.rebound: dict[str, int] = {}
+        #: per parameter, the line spans after a statement that rebinds it (``x = x.permute(...)``),
+        #: each with that statement's line: a read there is not of the argument
+        self.rebinds: dict[str, list[tuple[int, int, int]]] = {}
         self.used_as_tensor: set[str] = set()
         self.size_names: dict[str, set[tuple[str, int]]] = {}
         self.dtype: dict[str, str] = {}  # parameters an op needs as integer indices
@@ -249,6 +250,8 @@ class _Usage(ast.NodeVisitor):
             ref = self._size_of(sub)
             if ref:
                 refs.add(ref)
+            elif self._rebound_read(sub):
+                refs |= self._rebound_read(sub)
             elif isinstance(sub, ast.Name) and sub.id in self.size_names:
                 refs |= self.size_names[sub.id]
             elif isinstance(sub, ast.For) and isinstance(sub.iter, ast.Name) and sub.iter.id in self.params:
@@ -278,7 +281,7 @@ class _Usage(ast.NodeVisitor):
         shape = self._shape_at(tensor.id, call.lineno)
         if shape is not None:
             return shape[dim] if -len(shape) <= dim < len(shape) else set()
-        fresh = call.lineno <= self.rebound.get(tensor.id, call.lineno)
+        fresh = self.rebound_at(tensor.id, call.lineno) is None
         return {(tensor.id, dim)} if tensor.id in self.params and fresh else set()
 
     def _shape_at(self, name: str, line: int) -> list[set[tuple[str, int]]] | None:
@@ -329,13 +332,40 @@ class _Usage(ast.NodeVisitor):
             return self.is_number(node.body) and self.is_number(node.orelse)
         if isinstance(node, (ast.Tuple, ast.List)):  # a shape: ``(B, 1, H, W)``
             return all(self.is_number(e) for e in node.elts)
-        if isinstance(node, ast.Subscript):  # ``output_shape[0]`` of a shape built from sizes
+        if isinstance(node, ast.Subscript):  # ``output_shape[0]``, ``stride[0]``: a shape or a tuple of ints
             if isinstance(node.value, ast.Name):
-                return node.value.id in self.size_names
+                return node.value.id in self.size_names or node.value.id not in self.params
             return self.is_number(node.value)
         if isinstance(node, ast.Call):
             return (dotted_path(node.func) or "") in _NUMBER_CALLS
         return False
+
+    def find_rebinds(self, func: ast.AST) -> None:
+        """Where each parameter is rebound: the statements after an assignment to it in the same
+        block see the new value (a branch's assignment, only the rest of that branch)."""
+
+        def visit(body: list[ast.stmt]) -> None:
+            for i, stmt in enumerate(body):
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    for target in targets:
+                        if isinstance(target, ast.Name) and target.id in self.params:
+                            for later in body[i + 1:]:
+                                span = (later.lineno, later.end_lineno or later.lineno, stmt.lineno)
+                                self.rebinds.setdefault(target.id, []).append(span)
+                for field in ("body", "orelse", "finalbody"):
+                    inner = getattr(stmt, field, None)
+                    if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                        visit(inner)
+                for handler in getattr(stmt, "handlers", []):
+                    visit(handler.body)
+
+        visit(getattr(func, "body", []))
+
+    def rebound_at(self, name: str, line: int) -> int | None:
+        """The line of the last statement before ``line`` that rebinds the parameter ``name``."""
+        found = [at for start, end, at in self.rebinds.get(name, ()) if start <= line <= end]
+        return max(found) if found else None
 
     def _index(self, node: ast.expr) -> int | None:
         found = _int_index(node)
@@ -344,7 +374,24 @@ class _Usage(ast.NodeVisitor):
         return found
 
     def _size_of(self, node: ast.AST) -> tuple[str, int] | None:
-        # x.size(i) / x.shape[i] / len(x) / x.numel()
+        """``x.size(i)`` / ``x.shape[i]`` / ``len(x)`` / ``x.numel()`` of a parameter not rebound
+        by then: (param, dim)."""
+        found = self._read_of(node)
+        if found is not None and self.rebound_at(found[0], getattr(node, "lineno", 0)) is not None:
+            return None  # ``x = x.permute(...)`` before: another tensor's size
+        return found
+
+    def _rebound_read(self, node: ast.AST) -> set[tuple[str, int]]:
+        """A size read of a parameter rebound to a ``view``/``reshape`` of sizes: what that dim is."""
+        found = self._read_of(node)
+        if found is None or self.rebound_at(found[0], getattr(node, "lineno", 0)) is None:
+            return set()
+        shape = self._shape_at(found[0], node.lineno)
+        if shape is None or not -len(shape) <= found[1] < len(shape):
+            return set()
+        return shape[found[1]]
+
+    def _read_of(self, node: ast.AST) -> tuple[str, int] | None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = node.func.value
             if isinstance(owner, ast.Name) and owner.id in self.params:
@@ -484,7 +531,7 @@ class _Usage(ast.NodeVisitor):
         first = node.args[0] if node.args else None
         if dotted_path(node.func) in ("torch._assert", "_assert") and first is not None:
             self._asserted_rank(first)
-        fresh = isinstance(first, ast.Name) and node.lineno <= self.rebound.get(first.id, node.lineno)
+        fresh = isinstance(first, ast.Name) and self.rebound_at(first.id, node.lineno) is None
         if isinstance(first, ast.Name) and first.id in self.params and fresh:
             callee = dotted_path(node.func) or ""
             if callee.startswith("self.") and callee.count(".") == 1:
@@ -533,11 +580,7 @@ def plan_inputs(
     defaults = set(default_of)
     names = {a.arg for a in positional} | {a.arg for a in args.kwonlyargs}
     usage = _Usage(names, {k: v for k, v in (constants or {}).items() if k not in names or k in defaults})
-    for stmt in func.body:  # only unconditional rebinding: a branch may leave the parameter as is
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in names:
-                    usage.rebound[node.id] = min(node.lineno, usage.rebound.get(node.id, node.lineno))
+    usage.find_rebinds(func)
     usage.visit(func)
     # size names bound on one line and read on another need a second pass over assignments
     usage.visit(func)
@@ -652,9 +695,8 @@ def plan_inputs(
     if not tensors and not swept:
         plan.problem = f"{func.name} takes no tensor argument to size: register an example"
         return plan
-    if not swept:  # nothing on the flagged lines names a dim: drive the leading dim of each tensor
-        reaching_tensors = [p for p in tensors.values() if p.name in reach] or list(tensors.values())
-        for p in reaching_tensors:
+    if not swept:  # nothing on the flagged lines names a dim: drive the leading (batch) dim of every tensor
+        for p in tensors.values():
             if p.labels and not p.labels[0].isdigit() and p.labels[0] not in swept:
                 swept.append(p.labels[0])
                 if source == "annotations":
@@ -671,6 +713,7 @@ def size_names_of(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     """Local names ``func`` binds to sizes of its parameters (``H, W = x.shape[-2:]``)."""
     args = func.args
     usage = _Usage({a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]})
+    usage.find_rebinds(func)
     usage.visit(func)
     usage.visit(func)
     return sorted(usage.size_names)
@@ -743,6 +786,7 @@ def through_sizes(
             continue
         params = _params_of(holder, method)
         usage = _Usage(set(params) | {a.arg for a in holder.args.kwonlyargs})
+        usage.find_rebinds(holder)
         usage.visit(holder)
         usage.visit(holder)
         reads: set[tuple[str, int]] = set()
