@@ -360,3 +360,26 @@ def test_a_helpers_sizes_map_to_its_callers_arguments():
     assert (mapped, untraced) == ({("x", 2)}, {})
     mapped, untraced = through_sizes(tree, find_function(tree, "M.other"), [3], True)
     assert mapped == set() and list(untraced) == [3]
+
+
+def test_a_method_run_on_its_own_takes_what_its_class_passes_it():
+    from zlint.verify.synth import caller_attributes, find_function
+
+    tree = ast.parse(textwrap.dedent(
+        """\
+        class Up:
+            def forward(self, h):
+                if self.use_conv:
+                    return self._up(h, self.conv.weight, kernel=self.kernel)
+                return self._up(h, kernel=self.kernel, factor=2)
+
+            def _up(self, h, weight=None, kernel=None, factor=2):
+                if h.shape[2] > weight.shape[2]:
+                    return h
+                return h * 2
+        """
+    ))
+    attributes = caller_attributes(tree, "Up._up")
+    assert attributes == {"weight": "self.conv.weight", "kernel": "self.kernel"}
+    plan = plan_inputs(find_function(tree, "Up._up"), [8], True, attributes=attributes)
+    assert plan.describe() == "h[4,4,n] weight=self.conv.weight kernel=self.kernel"

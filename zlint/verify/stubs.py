@@ -92,6 +92,8 @@ def make_inputs(plan: Plan | None) -> str:
             continue
         if p.kind == "tensor":
             value = _tensor(p.labels, plan.swept, p.dtype, plan.units)
+        elif p.kind == "attr":  # the module's own attribute (``self.conv.weight``): the user fills it in
+            value = "..."
         else:
             value = swept_text(p.value) if p.swept else repr(p.value)
         by_name = p.keyword_only or skipped

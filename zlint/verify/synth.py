@@ -34,7 +34,9 @@ _TENSOR_METHODS = {
 @dataclass
 class Param:
     name: str
-    kind: str  # "tensor", "default" (leave it out), "value" (a plain value that fits the annotation)
+    #: "tensor", "default" (leave it out), "value" (a plain value that fits the annotation), "attr"
+    #: (an attribute of the built module, ``value`` its source: ``self.conv.weight``)
+    kind: str
     labels: list[str] = field(default_factory=list)  # one per dim; a digit string is a fixed size
     dtype: str = "float"
     keyword_only: bool = False
@@ -96,6 +98,8 @@ class Plan:
                 parts.append(f"{p.name}[{dims}]")
             elif p.kind == "value":
                 parts.append(f"{p.name}={swept_text(p.value) if p.swept else repr(p.value)}")
+            elif p.kind == "attr":
+                parts.append(f"{p.name}={p.value}")
         return " ".join(parts)
 
 
@@ -560,7 +564,7 @@ def _literal_default(node: ast.expr | None) -> tuple[bool, Any]:
 def plan_inputs(
     func: ast.FunctionDef | ast.AsyncFunctionDef, focus_lines: list[int], is_method: bool,
     constants: dict[str, int] | None = None, choices: dict[str, str] | None = None,
-    through: Iterable[tuple[str, int]] = (),
+    through: Iterable[tuple[str, int]] = (), attributes: dict[str, str] | None = None,
 ) -> Plan:
     """A plan for calling ``func``: sizes swept where the ``focus_lines`` read them. ``constants``
     are names with known int values (:func:`zlint.verify.thresholds.known_ints`): a dim read as
@@ -568,8 +572,10 @@ def plan_inputs(
     the flagged lines need of each parameter (:func:`zlint.verify.flow.choices`). A parameter
     with a default keeps it unless its value reaches the flagged lines or a branch needs it.
     ``through`` are ``(param, dim)`` whose sizes reach a helper's flagged lines
-    (:func:`through_sizes`): swept too."""
+    (:func:`through_sizes`): swept too. ``attributes`` are parameters the module's own calls pass
+    as its attributes (:func:`caller_attributes`): taken from the built module."""
     choices = choices or {}
+    attributes = attributes or {}
     args = func.args
     positional = [*args.posonlyargs, *args.args]
     if is_method and positional:
@@ -603,6 +609,9 @@ def plan_inputs(
     for arg, has_default in entries:
         name = arg.arg
         keyword_only = arg in args.kwonlyargs
+        if name in attributes:  # what the module's own calls pass (``self.conv.weight``)
+            plan.params.append(Param(name, "attr", keyword_only=keyword_only, value=attributes[name]))
+            continue
         need = choices.get(name, "")
         literal, default = _literal_default(default_of.get(name))
         if jax.get(name):
@@ -812,3 +821,29 @@ def through_sizes(
             unmapped[line] = (f"the sizes line {line} reads come from the arguments of {holder.name}, which the "
                               f"inputs of {entry.name} do not drive directly: silence there proves nothing")
     return mapped, unmapped
+
+
+def caller_attributes(tree: ast.Module, qualname: str) -> dict[str, str]:
+    """For a method, the arguments its own class passes it as attributes of the module
+    (``self._upsample_2d(h, self.Conv2d_0.weight, kernel=self.fir_kernel)``): parameter -> the
+    attribute's source, from the first call that passes each. Run on its own, the method gets
+    those, not invented tensors (a conv weight's sizes are the module's)."""
+    parts = qualname.split(".")
+    if len(parts) < 2:
+        return {}
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == parts[-2]), None)
+    method = find_function(tree, qualname)
+    if cls is None or method is None:
+        return {}
+    params = _params_of(method, True)
+    out: dict[str, str] = {}
+    for node in ast.walk(cls):
+        if not (isinstance(node, ast.Call) and dotted_path(node.func) == f"self.{parts[-1]}"):
+            continue
+        bound = dict(zip(params, node.args))
+        bound.update({k.arg: k.value for k in node.keywords if k.arg})
+        for name, value in bound.items():
+            text = dotted_path(value) if isinstance(value, ast.Attribute) else None
+            if text and text.startswith("self.") and name not in out:
+                out[name] = text
+    return out

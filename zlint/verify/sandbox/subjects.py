@@ -22,7 +22,15 @@ from typing import Any
 import zlint.verify.examples as examples
 import zlint.verify.sandbox.configs as configs
 from zlint.verify.sandbox.layer_fit import first_that_runs, fit_layers
-from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs, swept_value, through_sizes
+from zlint.verify.synth import (
+    FIXED,
+    Plan,
+    caller_attributes,
+    find_function,
+    plan_inputs,
+    swept_value,
+    through_sizes,
+)
 from zlint.verify.thresholds import around, compared_names, known_ints, open_thresholds, state_reads
 
 
@@ -88,9 +96,10 @@ def import_file(path: str | Path) -> Any:
     return module
 
 
-def make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
+def make_from_plan(plan: Plan, obj: Any = None) -> Callable[[int], tuple[tuple, dict]]:
     """``make_inputs(n)`` for a synthesized input plan: the call's arguments for size ``n``
-    (used by the worker's subjects and by :func:`zlint.verify.check`)."""
+    (used by the worker's subjects and by :func:`zlint.verify.check`); ``obj`` is the built
+    module whose attributes ``attr`` parameters name."""
     import torch
 
     def make(n: int) -> tuple[tuple, dict]:
@@ -101,8 +110,12 @@ def make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
             if p.kind == "default":
                 skipped = True
                 continue
-            if p.kind == "value":
-                value: Any = swept_value(p.value, n) if p.swept else p.value
+            if p.kind == "attr":
+                value: Any = obj
+                for part in p.value.split(".")[1:]:
+                    value = getattr(value, part)
+            elif p.kind == "value":
+                value = swept_value(p.value, n) if p.swept else p.value
             else:
                 shape = [
                     n * plan.units.get(lab, 1) if lab in plan.swept else (int(lab) if lab.isdigit() else FIXED)
@@ -445,7 +458,7 @@ def build(
             raise Unverifiable(next(iter(untraced.values())))
         plan = plan_inputs(
             found.node, focus_lines, found.is_method, known_ints(found.tree, found.node), choices.get("params"),
-            through,
+            through, caller_attributes(found.tree, qualname) if found.is_method else {},
         )
         if plan.problem:
             raise Unverifiable(plan.problem)
@@ -454,8 +467,10 @@ def build(
         if found.is_method:
             unfitted = copy.deepcopy(plan)
             fit_layers(plan, getattr(call, "__self__", None))
-        plan = first_that_runs(plan, call, make_from_plan, unfitted=unfitted)
-        make = make_from_plan(plan)
+        obj = getattr(call, "__self__", None)
+        made = lambda variant: make_from_plan(variant, obj)  # noqa: E731
+        plan = first_that_runs(plan, call, made, unfitted=unfitted)
+        make = make_from_plan(plan, obj)
         swept_values = tuple(p.name for p in plan.params if p.kind == "value" and p.swept)
         source, detail = plan.source, plan.describe()
         if found.built:
