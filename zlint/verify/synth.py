@@ -201,6 +201,25 @@ def _op_need(callee: str) -> tuple[int | None, str | None]:
     return None, None
 
 
+#: ops after which a tensor's dims are not its input's, in order
+_REORDERING = frozenset({
+    "permute", "transpose", "reshape", "view", "flatten", "unflatten", "unsqueeze", "squeeze", "movedim",
+    "swapaxes", "swapdims", "t", "einsum", "rearrange", "unfold", "split", "chunk", "unbind",
+})
+
+
+def _reorders_dims(value: ast.expr | None) -> bool:
+    """Whether an assigned value reorders or reshapes the dims of what it starts from: any call in
+    it to a reshaping op (``x.permute(0, 2, 1)``, ``torch.flatten(x, 1)``), or a value that is not
+    a call at all (a subscript, another name)."""
+    if value is None:
+        return False
+    if not isinstance(value, ast.Call):
+        return not isinstance(value, ast.BinOp)
+    calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)]
+    return any((dotted_path(c.func) or getattr(c.func, "attr", "")).rsplit(".", 1)[-1] in _REORDERING for c in calls)
+
+
 #: ops whose output count depends on a dim, and where that dim is among the arguments after the
 #: tensor (``x.split(k, dim)``: position 1; ``x.unbind(dim)``: position 0)
 _COUNT_OPS = {"split": 1, "unbind": 0, "chunk": 1, "tensor_split": 1}
@@ -345,12 +364,14 @@ class _Usage(ast.NodeVisitor):
         return False
 
     def find_rebinds(self, func: ast.AST) -> None:
-        """Where each parameter is rebound: the statements after an assignment to it in the same
-        block see the new value (a branch's assignment, only the rest of that branch)."""
+        """Where each parameter is rebound to a tensor whose dims are not its own in order
+        (``x = x.permute(...)``, ``x = x.reshape(...)``): the statements after it in the same block
+        see the new dims (a branch's assignment, only the rest of that branch). A layer or an
+        elementwise op (``x = self.conv(x)``) keeps the dims where they were."""
 
         def visit(body: list[ast.stmt]) -> None:
             for i, stmt in enumerate(body):
-                if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and _reorders_dims(stmt.value):
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                     for target in targets:
                         if isinstance(target, ast.Name) and target.id in self.params:
