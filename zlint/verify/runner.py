@@ -405,6 +405,9 @@ def runtime_diagnostics(
             "cost": cost_of(found, report),
             "graphs": graph_counts(report), "inputs": f"{report.inputs}: {report.input_detail}".strip(": "),
             "backend": report.backend, "device": report.device, "sizes": report.sizes,
+            # synthesized inputs follow every annotation (a tensor never goes to an int parameter);
+            # registered ones are the user's
+            "inputs_fit_annotations": report.inputs in ("synthesized", "annotations") or None,
         }
         detail = f"{first.detail}; {first.mode} mode, size {','.join(map(str, first.sizes))}"
         out.append(Diagnostic(

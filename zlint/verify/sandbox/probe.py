@@ -385,7 +385,14 @@ def compare(eager: Any, compiled: Any) -> str:
             x, y = x.detach().cpu(), y.detach().cpu()
             if x.is_floating_point() or x.is_complex():
                 if not torch.allclose(x, y, rtol=1e-4, atol=1e-5, equal_nan=True):
-                    return f"output {i}: values differ (max abs diff {(x - y).abs().max().item():.3g})"
+                    nan_x, nan_y = torch.isnan(x), torch.isnan(y)
+                    if not torch.equal(nan_x, nan_y):  # a difference NaN would hide
+                        where = "compiled" if (nan_y & ~nan_x).any() else "eager"
+                        other = "eager" if where == "compiled" else "compiled"
+                        count = int((nan_x ^ nan_y).sum())
+                        return f"output {i}: NaN in the {where} output where {other} has numbers ({count} values)"
+                    diff = (x - y).abs().nan_to_num(0.0).max().item()
+                    return f"output {i}: values differ (max abs diff {diff:.3g})"
             elif not torch.equal(x, y):
                 return f"output {i}: values differ"
         elif x != y:
