@@ -183,8 +183,13 @@ class Observer:
             line = site[1]
         if line is None:
             line = self.line_from_text(message)
-        reason = hooks.plain_stack_names(hooks.graph_break_reason(message), self.arg_names)
-        self.add(GRAPH_BREAK, line, reason[:400], hooks.inside_torch(message))
+        reason = hooks.plain_stack_names(hooks.graph_break_reason(message), self.arg_names)[:400]
+        if line is None:
+            # dynamo names the user line of a break once: a repeat (``user stack suppressed``) is
+            # the same break, at the line already seen for it
+            line = next((e.line for e in self.evidence.values()
+                         if e.kind == GRAPH_BREAK and e.detail == reason and e.line is not None), None)
+        self.add(GRAPH_BREAK, line, reason, hooks.inside_torch(message))
 
     def on_reasons(self, reasons: list[str], resumed: bool = False) -> None:
         """Dynamo is about to compile again at ``self.size``: each reason is why one cache entry
