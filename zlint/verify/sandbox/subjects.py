@@ -453,9 +453,12 @@ def build(
     else:
         helper_lines = [n for n in focus_lines if not found.node.lineno <= n <= (found.node.end_lineno or n)]
         through, untraced = through_sizes(found.tree, found.node, helper_lines, found.is_method)
-        if helper_lines and len(untraced) == len(helper_lines) and len(helper_lines) == len(focus_lines):
-            # run only for helpers' lines, none of whose sizes its inputs drive: nothing to learn
-            raise Unverifiable(next(iter(untraced.values())))
+        if helper_lines and not through and len(helper_lines) == len(focus_lines):
+            # run only for helpers' lines, none of whose sizes its inputs drive: each helper is
+            # verified on its own, with inputs that reach its lines
+            raise Unverifiable(next(iter(untraced.values()), (
+                f"{qualname}'s inputs drive none of the sizes its helpers' flagged lines read: "
+                "they are verified on their own")))
         plan = plan_inputs(
             found.node, focus_lines, found.is_method, known_ints(found.tree, found.node), choices.get("params"),
             through, caller_attributes(found.tree, qualname) if found.is_method else {},
