@@ -158,7 +158,9 @@ def test_unpacking_gives_the_rank(subjects):
 def test_failing_eagerly_everywhere_is_unverifiable(subjects):
     report = check(subjects.always_fails, **FAST)
     assert report.status_at(38) == UNVERIFIABLE
-    assert report.unverifiable.startswith("fails eagerly at every size: eager failed at sizes 0,1,2,3,5,8 (ValueError: no)")
+    assert report.unverifiable.startswith(
+        "fails eagerly at every size: eager failed at sizes 0,1,2,3,5,8 (ValueError: no)"
+    )
 
 
 def test_registered_example_with_factory_drives_a_method(subjects):

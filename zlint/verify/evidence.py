@@ -211,10 +211,17 @@ def is_mode_caveat(e: Evidence) -> bool:
 
 def costly(e: Evidence, report: FunctionReport) -> bool:
     """Evidence that costs something: anything but a plain guard, and a plain guard only in a
-    mode that compiled more graphs than a trivial function (whose baseline compiled everywhere)."""
+    mode that compiled more graphs than a trivial function (whose baseline compiled everywhere)
+    when no recompile or pinned size at another line explains those graphs."""
     if e.kind != GUARD:
         return True
-    return any(r.mode == e.mode and not r.skipped and r.extra_graphs for r in report.runs)
+    if not any(r.mode == e.mode and not r.skipped and r.extra_graphs for r in report.runs):
+        return False
+    return not any(
+        x.mode == e.mode and x.kind in (RECOMPILE, SPECIALIZATION) and x.line is not None and x.line != e.line
+        and not x.inside_torch
+        for x in report.evidence
+    )
 
 
 def evidence_dicts(evidence: list[Evidence], limit: int = 8) -> list[dict]:

@@ -321,7 +321,8 @@ class _Usage(ast.NodeVisitor):
     def _record_shape(self, name: str, node: ast.Assign) -> None:
         value = node.value
         dims = None
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("view", "reshape"):
+        reshaped = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+        if reshaped and value.func.attr in ("view", "reshape"):
             args = value.args
             if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
                 args = args[0].elts
@@ -336,7 +337,8 @@ class _Usage(ast.NodeVisitor):
         if not isinstance(node, ast.stmt):
             return self.size_refs(node)
         refs = set().union(*(self.size_refs(part) for part in header(node))) if header(node) else set()
-        if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Name) and node.iter.id in self.params:
+        iterated = isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Name)
+        if iterated and node.iter.id in self.params:
             refs.add((node.iter.id, 0))
         return refs
 
@@ -378,8 +380,8 @@ class _Usage(ast.NodeVisitor):
                             for later in body[i + 1:]:
                                 span = (later.lineno, later.end_lineno or later.lineno, stmt.lineno)
                                 self.rebinds.setdefault(target.id, []).append(span)
-                for field in ("body", "orelse", "finalbody"):
-                    inner = getattr(stmt, field, None)
+                for name in ("body", "orelse", "finalbody"):
+                    inner = getattr(stmt, name, None)
                     if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                         visit(inner)
                 for handler in getattr(stmt, "handlers", []):

@@ -211,7 +211,8 @@ class Observer:
             if mismatch:
                 self._pinned_recompile(compile_id, mismatch)
                 continue
-            constant = _INT_CONSTANT.match(hooks.plain_stack_names(user_part.split("  #", 1)[0].strip(), self.arg_names))
+            held = hooks.plain_stack_names(user_part.split("  #", 1)[0].strip(), self.arg_names)
+            constant = _INT_CONSTANT.match(held)
             if constant and constant.group(1) in self.subject.swept_values:
                 continue  # the first graph held a swept int constant: what any int argument costs
             if resumed and "size()" not in failure:
