@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from zlint.core import noqa
-from zlint.core.ast_walk import dotted_path
 from zlint.core.diagnostics import Diagnostic
 from zlint.verify.call_graph import CallGraph, CallPaths
 from zlint.verify.caller_verdicts import CALLSITE_CODES, callsite_status, is_caller
@@ -45,7 +44,7 @@ from zlint.verify.examples import CONVENTIONAL_FILE
 from zlint.verify.flow import branch_groups, choices
 from zlint.verify.progress import Progress
 from zlint.verify.stubs import class_node
-from zlint.verify.thresholds import known_ints, module_constants, reads_size, threshold_sizes
+from zlint.verify.thresholds import known_ints, module_constants, threshold_sizes
 
 #: runtime-only codes: which evidence kinds each one reports
 RUNTIME_CODES = {
@@ -122,33 +121,21 @@ def _function_node(tree: ast.Module, qualname: str):
     return find_function(tree, qualname)
 
 
-#: calls whose result is still a number made of sizes (``n = min(x.size(0), 8)``)
-_NUMBER_CALLS = frozenset({"size", "numel", "nelement", "dim", "len", "int", "min", "max", "abs", "ceil", "floor"})
-
-
-def _size_valued(value: ast.AST | None) -> bool:
-    """Whether an assigned value is a comparison or a number made of sizes, not a tensor."""
-    if value is None:
-        return False
-    if any(isinstance(n, ast.Compare) for n in ast.walk(value)):
-        return True
-    calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)]
-    named = [(dotted_path(c.func) or "").rsplit(".", 1)[-1] for c in calls]
-    return reads_size(value) and all(name in _NUMBER_CALLS for name in named)
-
-
 def related_lines(func: ast.AST, line: int) -> set[int]:
     """Lines where a finding at ``line`` can show at run time: the line itself, and where a
-    name it binds to a comparison or a size is read later (``single = n == 1`` ... ``if single:``
-    guards at the ``if``); a tensor it rebinds is not followed."""
+    name it assigns is read later (``single = n == 1`` ... ``if single:`` guards at the ``if``).
+    A parameter it rebinds (``x = x.view(...)``) is not followed: later uses of a tensor argument
+    are the function's, not this line's."""
     out = {line}
     names = set()
+    args = getattr(func, "args", None)
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]} if args is not None else set()
     for node in ast.walk(func):
-        assigns = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and _size_valued(node.value)
+        assigns = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
         if assigns and node.lineno <= line <= (node.end_lineno or node.lineno):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and n.id not in params}
     if names:
         for node in ast.walk(func):
             read = isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
