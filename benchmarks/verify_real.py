@@ -1,6 +1,6 @@
 """How many static findings `zlint --verify` brings to a verdict on real model files, unregistered.
 
-Usage: python benchmarks/verify_real.py [--before CHECKOUT] [--files N] [--timeout S]
+Usage: python benchmarks/verify_real.py [--before CHECKOUT] [--files N] [--timeout S] [--extra]
 Run it with an interpreter that has torch 2.13, timm, transformers and diffusers installed (the
 `.venv-real` of benchmarks/README.md). Each file below is taken from that interpreter's
 site-packages and checked with `python -m zlint --verify --format json FILE`, with zlint from this
@@ -35,6 +35,14 @@ FILES = [
     "diffusers/models/upsampling.py",
 ]
 
+#: more files, measured with --extra (a sample with verdicts of each kind for the repros)
+EXTRA_FILES = [
+    "diffusers/models/downsampling.py",
+    "transformers/models/vit/modeling_vit.py",
+    "transformers/models/whisper/modeling_whisper.py",
+    "timm/layers/pos_embed_sincos.py",
+]
+
 #: UNVERIFIABLE reasons, grouped by what a user would have to do about them (first match wins)
 _CAUSES = [
     ("eager fails", r"eager failed|fails eagerly"),
@@ -44,7 +52,7 @@ _CAUSES = [
     ("masked", r"^masked"),
     ("threshold not swept", r"threshold|may never (flip|cross)"),
     ("mode not run / compile failed", r"mode not run|compiling failed"),
-    ("not reached", r"not reached|outside the verified function"),
+    ("not reached", r"not reached|outside the verified function|do not drive directly"),
     ("timeout / memory / crash", r"timed out|timeout|out of memory|crash|died|signal"),
     ("call site / setup", r"call-site|call site|module-level"),
     ("import", r"import|not defined after|not a class|nested functions"),
@@ -109,13 +117,14 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=len(FILES), help="only the first N files")
     parser.add_argument("--timeout", type=float, default=120.0, help="--verify-timeout per function")
     parser.add_argument("--json", type=Path, help="also write every file's findings here")
+    parser.add_argument("--extra", action="store_true", help="measure EXTRA_FILES instead of FILES")
     args = parser.parse_args()
     site = Path(sysconfig.get_paths()["purelib"])
     checkouts = {"after": Path(__file__).resolve().parents[1]}
     if args.before:
         checkouts = {"before": args.before.resolve(), **({} if args.only_before else checkouts)}
     per_checkout: dict[str, list] = {label: [] for label in checkouts}
-    for rel in FILES[: args.files]:
+    for rel in (EXTRA_FILES if args.extra else FILES)[: args.files]:
         path = site / rel
         if not path.is_file():
             print(f"missing: {path}", file=sys.stderr)

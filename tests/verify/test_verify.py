@@ -158,7 +158,9 @@ def test_unpacking_gives_the_rank(subjects):
 def test_failing_eagerly_everywhere_is_unverifiable(subjects):
     report = check(subjects.always_fails, **FAST)
     assert report.status_at(38) == UNVERIFIABLE
-    assert report.unverifiable.startswith("fails eagerly at every size (ValueError: no)")
+    assert report.unverifiable.startswith(
+        "fails eagerly at every size: eager failed at sizes 0,1,2,3,5,8 (ValueError: no)"
+    )
 
 
 def test_registered_example_with_factory_drives_a_method(subjects):
@@ -209,6 +211,10 @@ def test_compare_finds_shape_and_value_differences():
     assert compare(a, torch.zeros(4)) == "output 0: shape (3,) eagerly, (4,) compiled"
     assert compare([a], [a + 1]).startswith("output 0: values differ")
     assert compare({"k": a}, {"k": a}) == ""
+    # a NaN where eager gives a number is said as such, not as "max abs diff nan"
+    zero, nan = torch.zeros(3), torch.tensor([0.0, float("nan"), 0.0])
+    assert compare(zero, nan) == "output 0: NaN in the compiled output where eager has numbers (1 values)"
+    assert compare(nan, nan.clone()) == ""
     assert compare(torch.tensor(float("nan")), torch.tensor(float("nan"))) == ""
 
 

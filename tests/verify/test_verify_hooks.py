@@ -305,3 +305,59 @@ def test_a_guard_that_costs_nothing_does_not_skip_the_modes_that_decide_its_line
     info = status_for(report, [11])
     assert (info["status"], info["mode"]) == (CONFIRMED, "mark_unbacked")
     assert info["cost"].startswith("graph break")
+
+
+def test_verdicts_per_mode_follow_the_findings_tier():
+    runs = [ModeRun(m, graphs=2, baseline=2, sizes_run=[2, 3]) for m in ("default", "mark_unbacked")]
+    early = Evidence(GRAPH_BREAK, "mark_unbacked", 2, [2], "Data-dependent branching")
+    report = _report([early], runs)
+    # a recompile finding (tier default): decided by the default mode, which ran the line
+    info = status_for(report, [4], tier="default")
+    assert info["status"] == NOT_OBSERVED
+    assert info["modes"] == {
+        "default": NOT_OBSERVED,
+        "mark_unbacked": "not decided: skipped by an earlier graph break at line 2 (mark_unbacked mode): the rest "
+                         "may have run eagerly",
+    }
+    # a finding about single-graph modes: the mode that broke first cannot say
+    info = status_for(report, [4], tier="single-graph")
+    assert info["status"] == UNVERIFIABLE and info["reason"].startswith("skipped by an earlier graph break at line 2")
+
+
+def test_a_related_line_lends_size_guards_not_its_own_breaks():
+    # `n = x.size(0)` on line 4, read on line 5: a guard there is the finding's; a break there
+    # (a print of n) is line 5's own
+    guard = Evidence(SPECIALIZATION, "default", 5, [3], "Eq(s0, 3)")
+    broken = Evidence(GRAPH_BREAK, "default", 5, [2], "print")
+    assert status_for(_report([guard]), [4, 5], own=[4])["status"] == CONFIRMED
+    assert status_for(_report([broken]), [4, 5], own=[4])["status"] == NOT_OBSERVED
+    assert status_for(_report([broken]), [5], own=[5])["status"] == CONFIRMED
+
+
+def test_eager_failures_at_sizes_zero_or_one_leave_the_other_sizes_to_decide():
+    runs = [ModeRun("default", graphs=3, baseline=3, sizes_run=[2, 3, 1])]
+    empty = _report(runs=runs, eager_errors={0: "RuntimeError: empty"})
+    empty.sizes = [2, 3, 1, 0]
+    info = status_for(empty, [4], tier="default")
+    assert info["status"] == NOT_OBSERVED and "eager failed at sizes 0 (RuntimeError: empty)" in info["note"]
+    assert status_for(empty, [4], tier="single-graph")["status"] == NOT_OBSERVED  # size 1 ran
+    both = _report(runs=[ModeRun("default", graphs=2, baseline=2, sizes_run=[2, 3])],
+                   eager_errors={0: "RuntimeError: empty", 1: "RuntimeError: one"})
+    both.sizes = [2, 3, 1, 0]
+    assert status_for(both, [4], tier="default")["status"] == NOT_OBSERVED
+    assert status_for(both, [4], tier="single-graph")["status"] == UNVERIFIABLE  # neither 0 nor 1 ran
+    larger = _report(eager_errors={3: "ValueError: odd"})
+    assert status_for(larger, [4], tier="default")["reason"].startswith("eager failed at sizes 3 (ValueError: odd)")
+
+
+def test_unverifiable_text_says_what_was_tried_and_what_to_register():
+    from zlint.core.diagnostics import Diagnostic
+    from zlint.report.verify_text import evidence_lines
+
+    verify = {"status": UNVERIFIABLE, "reason": "not reached", "inputs": "synthesized: x[n,4]",
+              "example": "import torch\nexample(f, lambda n: (torch.randn(n, 4),))"}
+    d = Diagnostic(path="m.py", line=3, column=0, code="ZL101", name="a", message="a", verify=verify)
+    assert evidence_lines(d) == (
+        "    UNVERIFIABLE: not reached\n    inputs tried: synthesized: x[n,4]\n"
+        "    register: example(f, lambda n: (torch.randn(n, 4),))\n"
+    )

@@ -196,3 +196,190 @@ def test_an_asserted_rank_is_the_rank():
         """
     )
     assert _shapes(plan) == {"x": (3, "float"), "y": (4, "float"), "z": (2, "float"), "w": (2, "float")}
+
+
+# -- what reaches a flagged line (zlint.verify.flow) ------------------------------------------
+
+
+def _func(source: str):
+    return ast.parse(textwrap.dedent(source)).body[0]
+
+
+def test_branch_choices_follow_flags_unions_guard_clauses_and_constructor_flags():
+    from zlint.verify.flow import choices
+
+    rates = _func(
+        """\
+        def rates(rate, depths: Union[int, List[int]], stagewise: bool = False, mask=None):
+            if isinstance(depths, int):
+                return depths
+            if stagewise:
+                a = 1
+            else:
+                a = 2
+            if mask is not None and depths[0] > 1:
+                a = 3
+            return a
+        """
+    )
+    assert choices(rates, 3) == {"params": {"depths": "isinstance:int"}}
+    assert choices(rates, 5) == {"params": {"depths": "not isinstance:int", "stagewise": "true"}}
+    assert choices(rates, 7) == {"params": {"depths": "not isinstance:int", "stagewise": "false"}}
+    # the flagged test itself: its comparison runs only once the flags before it hold
+    assert choices(rates, 8) == {"params": {"depths": "not isinstance:int", "mask": "not-none"}}
+    cls = ast.parse(textwrap.dedent(
+        """\
+        class Up:
+            def __init__(self, channels: int = 4, compress: bool = False, scale=2.0):
+                self.compress = compress
+                self.scale = scale
+
+            def forward(self, x):
+                if self.compress:
+                    if self.scale:
+                        return x
+                return x
+        """
+    )).body[0]
+    forward = cls.body[1]
+    # a flag with a bool default is set; one with another default (2.0) is left alone
+    assert choices(forward, 9, cls) == {"init": {"compress": True}}
+    assert choices(forward, 10, cls) == {}
+    contradicting = _func(
+        """\
+        def f(x, a: bool = False):
+            if a:
+                if not a:
+                    return x
+            return x
+        """
+    )
+    assert choices(contradicting, 4) == {}
+
+
+def test_parameters_reach_a_line_through_the_names_bound_from_them():
+    from zlint.verify.flow import reaching
+
+    func = _func(
+        """\
+        def forward(self, x, mask=None, scale=None):
+            out = self.model(x, mask=mask)
+            y = out.sum()
+            if y > 0:
+                return y
+            return scale
+        """
+    )
+    assert reaching(func, [4], {"x", "mask", "scale"}) == {"x", "mask"}
+
+
+def test_masks_are_boolean_and_annotations_give_integer_tensors():
+    plan = _plan(
+        """\
+        def f(x, keep, ids: torch.LongTensor):
+            x = x.masked_fill(~keep, 0)
+            return x[ids]
+        """
+    )
+    assert {p.name: p.dtype for p in plan.params} == {"x": "float", "keep": "bool", "ids": "int"}
+
+
+def test_optional_tensors_reach_or_keep_their_default():
+    plan = _plan(
+        """\
+        def f(x, mask: Optional[torch.Tensor] = None, bias: Optional[torch.Tensor] = None):
+            if x.size(0) > mask.size(0):
+                return x
+            return x + bias
+        """,
+        focus=[2],
+    )
+    assert plan.describe() == "x[n,4] mask[n,4]"  # bias never reaches line 2: left at None
+
+
+def test_sizes_through_views_tuples_asserts_and_divisions():
+    plan = _plan(
+        """\
+        def tile(x, t: int):
+            B, C, s, s1 = x.shape
+            torch._assert(s == s1, "square")
+            x = x.view(B * C, s, s, 1)
+            return torch.cat(torch.split(x, 1, dim=1), dim=2)
+        """,
+        focus=[5],
+    )
+    assert plan.describe() == "x[4,4,n,n] t=4"  # the split count is dim 1 of the view: s
+    plan = _plan(
+        """\
+        def forward(self, latent):
+            height, width = latent.shape[-2] // self.patch, latent.shape[-1] // self.patch
+            if self.height != height:
+                return latent
+            return latent * 2
+        """,
+        focus=[3],
+        is_method=True,
+    )
+    assert plan.swept == ["latent.0"] and plan.unit_sources == {"latent.0": "self.patch"}
+    assert plan.grow_front == {"latent"}  # dims read from the end: more dims go in front
+
+
+def test_a_swept_int_when_no_tensor_reaches_the_line():
+    plan = _plan(
+        """\
+        def rates(rate: float, depths: int):
+            return [x.item() for x in torch.linspace(0, rate, depths)]
+        """,
+        focus=[2],
+    )
+    assert plan.describe() == "rate=1.0 depths=n" and plan.swept == ["depths"]
+
+
+def test_a_helpers_sizes_map_to_its_callers_arguments():
+    from zlint.verify.synth import find_function, through_sizes
+
+    tree = ast.parse(textwrap.dedent(
+        """\
+        def helper(x, k: int = 7):
+            kh = min(k, x.shape[2])
+            if kh % 2 == 0:
+                return x
+            return x
+
+
+        class M:
+            def forward(self, x):
+                y = x
+                return helper(y) + helper(self.proj(x))
+
+            def other(self, x):
+                return helper(self.proj(x))
+        """
+    ))
+    mapped, untraced = through_sizes(tree, find_function(tree, "M.forward"), [3], True)
+    assert (mapped, untraced) == ({("x", 2)}, {})
+    mapped, untraced = through_sizes(tree, find_function(tree, "M.other"), [3], True)
+    assert mapped == set() and list(untraced) == [3]
+
+
+def test_a_method_run_on_its_own_takes_what_its_class_passes_it():
+    from zlint.verify.synth import caller_attributes, find_function
+
+    tree = ast.parse(textwrap.dedent(
+        """\
+        class Up:
+            def forward(self, h):
+                if self.use_conv:
+                    return self._up(h, self.conv.weight, kernel=self.kernel)
+                return self._up(h, kernel=self.kernel, factor=2)
+
+            def _up(self, h, weight=None, kernel=None, factor=2):
+                if h.shape[2] > weight.shape[2]:
+                    return h
+                return h * 2
+        """
+    ))
+    attributes = caller_attributes(tree, "Up._up")
+    assert attributes == {"weight": "self.conv.weight", "kernel": "self.kernel"}
+    plan = plan_inputs(find_function(tree, "Up._up"), [8], True, attributes=attributes)
+    assert plan.describe() == "h[4,4,n] weight=self.conv.weight kernel=self.kernel"

@@ -23,7 +23,12 @@ def evidence_lines(d: Diagnostic, limit: int = 3) -> str:
     # a helper's finding verified by compiling a function that calls it: the names are the caller's
     via = f" through {verify['through']}" if verify.get("through") else ""
     if status == "UNVERIFIABLE":
-        return f"    UNVERIFIABLE{via}: {verify.get('reason', '')}\n"
+        out = f"    UNVERIFIABLE{via}: {verify.get('reason', '')}\n"
+        if verify.get("inputs"):
+            out += f"    inputs tried: {verify['inputs']}\n"
+        if verify.get("example"):  # the registration to paste, without its imports
+            out += f"    register: {verify['example'].splitlines()[-1]}\n"
+        return out
     if status == "NOT OBSERVED":
         return f"    NOT OBSERVED{via}: {verify.get('note', '')}; {_graphs(verify)}\n"
     if verify.get("same_as"):

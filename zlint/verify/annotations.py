@@ -20,14 +20,20 @@ _SEQUENCES = {"List", "list", "Tuple", "tuple", "Sequence", "Iterable", "Mutable
 _UNIONS = {"Optional", "Union"}
 
 
+#: tensor annotations that say the dtype: ``torch.LongTensor`` takes integer indices
+_TENSOR_DTYPES = {"LongTensor": "int", "IntTensor": "int", "BoolTensor": "bool"}
+
+
 @dataclass(frozen=True)
 class Declared:
-    """A parameter's declared type: ``tensor``, ``int``, ``float``, ``bool``, ``str``, ``ints``
-    (a list or tuple of ints, ``length`` long), or ``other`` (a module, a config, a callable)."""
+    """A parameter's declared type: ``tensor`` (with its ``dtype`` when the annotation names it),
+    ``int``, ``float``, ``bool``, ``str``, ``ints`` (a list or tuple of ints, ``length`` long), or
+    ``other`` (a module, a config, a callable)."""
 
     kind: str
     length: int = 2
     is_tuple: bool = False
+    dtype: str = ""
 
     @property
     def not_a_tensor(self) -> bool:
@@ -54,7 +60,7 @@ def declared(annotation: ast.expr | None) -> Declared | None:
     if isinstance(annotation, (ast.Name, ast.Attribute)):
         name = _last(annotation)
         if name in TENSOR_NAMES:
-            return Declared("tensor")
+            return Declared("tensor", dtype=_TENSOR_DTYPES.get(name, ""))
         if name in _SCALARS:
             return Declared(_SCALARS[name])
         return Declared("other")
@@ -79,8 +85,9 @@ def _union(items: list[ast.expr]) -> Declared | None:
     """A union takes a tensor when any member does; else its first member that is not None
     (``Union[int, List[int]]`` -> int: the simplest value a caller may pass)."""
     kinds = [k for k in (declared(i) for i in items) if k is not None and k.kind != "none"]
-    if any(k.kind == "tensor" for k in kinds):
-        return Declared("tensor")
+    tensor = next((k for k in kinds if k.kind == "tensor"), None)
+    if tensor is not None:
+        return tensor
     order = ("int", "float", "bool", "ints", "str", "other")
     return min(kinds, key=lambda k: order.index(k.kind)) if kinds else None
 
@@ -105,3 +112,42 @@ def value_for(name: str, kind: Declared, width: int) -> tuple[bool, Any]:
         values = [number] * kind.length
         return True, tuple(values) if kind.is_tuple else values
     return False, None
+
+
+def _members(annotation: ast.expr | None) -> list[Declared]:
+    """The declared types a union (``Union[...]``, ``Optional[...]``, ``a | b``) admits; the one
+    type of any other annotation."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return []
+    items: list[ast.expr] = []
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        items = [annotation.left, annotation.right]
+    elif isinstance(annotation, ast.Subscript) and _last(annotation.value) in _UNIONS:
+        items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    if not items:
+        found = declared(annotation)
+        return [found] if found is not None else []
+    return [m for item in items for m in _members(item) if m.kind != "none"]
+
+
+#: what ``isinstance(x, T)`` admits, by T's name
+_ISINSTANCE_KINDS = {
+    "int": ("int",), "float": ("float", "int"), "bool": ("bool",), "str": ("str",), "list": ("ints",),
+    "tuple": ("ints",), "Sequence": ("ints",), "Tensor": ("tensor",),
+}
+
+
+def member_for(annotation: ast.expr | None, requirement: str) -> Declared | None:
+    """The member of a union that ``isinstance:T`` (or ``not isinstance:T``) picks
+    (``Union[int, List[int]]``: ``not isinstance:int`` -> the list of ints); None when no member
+    does."""
+    negated = requirement.startswith("not ")
+    type_name = requirement.split(":", 1)[1].rsplit(".", 1)[-1]
+    admitted = _ISINSTANCE_KINDS.get(type_name, ())
+    for member in _members(annotation):
+        if (member.kind in admitted) != negated:
+            return member
+    return None

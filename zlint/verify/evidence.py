@@ -6,6 +6,7 @@ A worker sends a :class:`FunctionReport` back as a dict; the CLI and the Python 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
 #: The modes, weakest first: the first one in which an effect shows is the one reported.
@@ -210,10 +211,17 @@ def is_mode_caveat(e: Evidence) -> bool:
 
 def costly(e: Evidence, report: FunctionReport) -> bool:
     """Evidence that costs something: anything but a plain guard, and a plain guard only in a
-    mode that compiled more graphs than a trivial function (whose baseline compiled everywhere)."""
+    mode that compiled more graphs than a trivial function (whose baseline compiled everywhere)
+    when no recompile or pinned size at another line explains those graphs."""
     if e.kind != GUARD:
         return True
-    return any(r.mode == e.mode and not r.skipped and r.extra_graphs for r in report.runs)
+    if not any(r.mode == e.mode and not r.skipped and r.extra_graphs for r in report.runs):
+        return False
+    return not any(
+        x.mode == e.mode and x.kind in (RECOMPILE, SPECIALIZATION) and x.line is not None and x.line != e.line
+        and not x.inside_torch
+        for x in report.evidence
+    )
 
 
 def evidence_dicts(evidence: list[Evidence], limit: int = 8) -> list[dict]:
@@ -230,3 +238,14 @@ def evidence_dicts(evidence: list[Evidence], limit: int = 8) -> list[dict]:
 def graph_counts(report: FunctionReport) -> dict:
     """Graphs compiled per mode that ran, next to the trivial-function baseline."""
     return {r.mode: {"graphs": r.graphs, "baseline": r.baseline} for r in report.runs if not r.skipped}
+
+
+def eager_failures(errors: dict[int, str]) -> str:
+    """``eager failed at sizes 0,1 (IndexError: ...); at sizes 3 (ValueError: ...)``: each
+    distinct error with the sizes it came at."""
+    by_error: dict[str, list[int]] = defaultdict(list)
+    for size in sorted(errors):
+        by_error[errors[size]].append(size)
+    return "eager failed at " + "; at ".join(
+        f"sizes {','.join(map(str, sizes))} ({error})" for error, sizes in by_error.items()
+    )

@@ -34,13 +34,16 @@ from zlint.verify.evidence import (
     UNVERIFIABLE,
     Evidence,
     FunctionReport,
+    eager_failures,
     evidence_dicts,
     graph_counts,
     is_mode_caveat,
 )
 from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
+from zlint.verify.flow import branch_groups, choices
 from zlint.verify.progress import Progress
+from zlint.verify.stubs import class_node
 from zlint.verify.thresholds import known_ints, module_constants, threshold_sizes
 
 #: runtime-only codes: which evidence kinds each one reports
@@ -120,15 +123,19 @@ def _function_node(tree: ast.Module, qualname: str):
 
 def related_lines(func: ast.AST, line: int) -> set[int]:
     """Lines where a finding at ``line`` can show at run time: the line itself, and where a
-    name it assigns is read later (``single = n == 1`` ... ``if single:`` guards at the ``if``)."""
+    name it assigns is read later (``single = n == 1`` ... ``if single:`` guards at the ``if``).
+    A parameter it rebinds (``x = x.view(...)``) is not followed: later uses of a tensor argument
+    are the function's, not this line's."""
     out = {line}
     names = set()
+    args = getattr(func, "args", None)
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]} if args is not None else set()
     for node in ast.walk(func):
         assigns = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
         if assigns and node.lineno <= line <= (node.end_lineno or node.lineno):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and n.id not in params}
     if names:
         for node in ast.walk(func):
             read = isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
@@ -158,11 +165,13 @@ def cost_of(found: list[Evidence], report: FunctionReport) -> str:
     return "; ".join([kinds, *extra])
 
 
-def not_compiled_everywhere(report: FunctionReport, lines: list[int], order: CallPaths | None = None) -> str:
+def not_compiled_everywhere(
+    report: FunctionReport, lines: list[int], order: CallPaths | None = None, tier: str = "single-graph",
+) -> str:
     """Why silence at ``lines`` proves nothing (empty: the lines ran compiled at every swept size
-    in every mode): eager failures, sizes that did not compile, an earlier graph break. ``order``
-    places lines of helpers the verified function calls (without it, only its own lines count,
-    in line order)."""
+    in every mode that decides a finding of that ``tier``): eager failures, sizes that did not
+    compile, an earlier graph break. ``order`` places lines of helpers the verified function calls
+    (without it, only its own lines count, in line order)."""
     span = (report.first_line, report.last_line)
     inside = any(span[0] <= line <= span[1] for line in lines)
     if span[0] and not inside and not (order is not None and any(order.reaches(line) for line in lines)):
@@ -170,21 +179,59 @@ def not_compiled_everywhere(report: FunctionReport, lines: list[int], order: Cal
         # the verified one calls: silence here proves nothing
         return (f"outside the verified function (lines {span[0]}-{span[1]}): what this line costs "
                 "shows at its call there")
-    if report.eager_errors:
-        sizes = ",".join(map(str, sorted(report.eager_errors)))
-        return f"eager failed at sizes {sizes} ({next(iter(report.eager_errors.values()))}): not compiled there"
+    if report.eager_errors and not degenerate_only(report, tier):
+        return f"{eager_failures(report.eager_errors)}: not compiled there"
+    gaps = mode_gaps(report, lines, order)
+    deciding = deciding_modes(report, tier)
+    for mode in deciding:
+        if mode in gaps:
+            return gaps[mode]
+    return ""
+
+
+def degenerate_only(report: FunctionReport, tier: str) -> bool:
+    """Whether the function failed eagerly only at size 0 or 1 (a conv over an empty image), so
+    that silence at the other sizes still decides: for a finding about sizes 0/1 (``single-graph``
+    tier), one of them must have run."""
+    failed = set(report.eager_errors)
+    if not failed <= {0, 1}:
+        return False
+    return tier != "single-graph" or bool({0, 1} & (set(report.sizes) - failed))
+
+
+#: the modes whose silence decides a finding of each tier: a size recompile shows in the mode users
+#: get; a finding that blocks single-graph mode needs those modes
+_TIER_MODES = {"default": ("default",), "single-graph": MODES}
+
+
+def deciding_modes(report: FunctionReport, tier: str) -> list[str]:
+    """The modes of ``report`` whose silence decides a finding of ``tier`` (every mode run when
+    none of the tier's modes was)."""
+    ran = [r.mode for r in report.runs]
+    wanted = [m for m in _TIER_MODES.get(tier, MODES) if m in ran]
+    return wanted or ran
+
+
+def mode_gaps(report: FunctionReport, lines: list[int], order: CallPaths | None = None) -> dict[str, str]:
+    """Per mode, why ``lines`` did not run compiled at every swept size there: the mode did not
+    run, some sizes failed to compile, or a graph break before the lines in that mode."""
     first = order.first(lines) if order is not None else min(lines)
+    gaps: dict[str, str] = {}
     for run in report.runs:
         if run.skipped:
-            return f"{run.mode} mode not run ({run.skipped})"
+            gaps[run.mode] = f"{run.mode} mode not run ({run.skipped})"
+            continue
         missing = [n for n in report.sizes if n not in run.sizes_run and n not in report.eager_errors]
         if missing:
-            return f"compiling failed in {run.mode} mode at sizes {','.join(map(str, missing))}"
-    for e in report.evidence:
-        if e.kind == GRAPH_BREAK and _precedes(e.line, first, order):
-            where = f"line {e.line}" if e.line else "a line outside the function"
-            return f"skipped by an earlier graph break at {where} ({e.mode} mode): the rest may have run eagerly"
-    return ""
+            gaps[run.mode] = f"compiling failed in {run.mode} mode at sizes {','.join(map(str, missing))}"
+            continue
+        for e in report.evidence:
+            if e.mode == run.mode and e.kind == GRAPH_BREAK and _precedes(e.line, first, order):
+                where = f"line {e.line}" if e.line else "a line outside the function"
+                gaps[run.mode] = (f"skipped by an earlier graph break at {where} ({e.mode} mode): the rest may "
+                                  "have run eagerly")
+                break
+    return gaps
 
 
 def _precedes(earlier: int | None, line: int, order: CallPaths | None) -> bool:
@@ -194,14 +241,28 @@ def _precedes(earlier: int | None, line: int, order: CallPaths | None) -> bool:
     return earlier is None or earlier < line
 
 
-def status_for(report: FunctionReport, lines: list[int], order: CallPaths | None = None) -> dict:
-    """The ``verify`` field of a static finding whose effects may show at ``lines``; ``order``
-    places lines of helpers the verified function calls (:class:`CallPaths`)."""
+#: evidence a related line (one that reads a name the flagged line assigns) lends the finding: a
+#: size decision made from that name; a graph break there is that line's own finding
+_RELATED_KINDS = (GUARD, SPECIALIZATION, RECOMPILE)
+
+
+def status_for(
+    report: FunctionReport, lines: list[int], order: CallPaths | None = None, tier: str = "single-graph",
+    own: list[int] | None = None,
+) -> dict:
+    """The ``verify`` field of a static finding whose effects may show at ``lines``: ``own`` (the
+    finding's own lines, default all of ``lines``) and lines reading a name it assigns, where only
+    size guards count. ``order`` places lines of helpers the verified function calls
+    (:class:`CallPaths`); ``tier`` says which modes' silence decides it."""
     info: dict = {"status": UNVERIFIABLE, "function": report.target.rsplit("::", 1)[-1]}
     if report.unverifiable:
         info["reason"] = report.unverifiable
         return info
-    relevant = [e for e in report.evidence if e.line in set(lines) and not is_mode_caveat(e)]
+    own_lines = set(own if own is not None else lines)
+    relevant = [
+        e for e in report.evidence
+        if e.line in set(lines) and not is_mode_caveat(e) and (e.line in own_lines or e.kind in _RELATED_KINDS)
+    ]
     costly = [e for e in relevant if _costly(e, report)]
     first = order.first(lines) if order is not None else min(lines)
     masking = sorted({
@@ -217,14 +278,18 @@ def status_for(report: FunctionReport, lines: list[int], order: CallPaths | None
             "can guard on it; verify this line in a function of its own"
         )
         return info
-    unreached = "" if costly else not_compiled_everywhere(report, lines, order)
+    unreached = "" if costly else not_compiled_everywhere(report, lines, order, tier)
     if unreached:
         info["reason"] = unreached
         return info
-    if not costly and any(n in report.unreached for n in lines):
-        # the helper holding the line never ran with these inputs: nothing was compiled there
-        info["reason"] = (f"not reached: {info['function']} did not call the function holding this line at any "
-                          "swept size")
+    if not costly and any(n in report.unreached for n in own_lines):
+        # the line never ran with these inputs: nothing was compiled there
+        inside = any(report.first_line <= n <= report.last_line for n in own_lines)
+        info["reason"] = (
+            f"not reached: line {min(own_lines)} did not run at any swept size (a branch these inputs never take)"
+            if inside else
+            f"not reached: {info['function']} did not call the function holding this line at any swept size"
+        )
         return info
     unswept = next((report.open_thresholds[n] for n in sorted(lines) if n in report.open_thresholds), "")
     if not costly and unswept:
@@ -242,15 +307,42 @@ def status_for(report: FunctionReport, lines: list[int], order: CallPaths | None
         device=report.device,
         sizes=report.sizes,
     )
+    info["modes"] = per_mode(report, relevant, costly, mode_gaps(report, lines, order))
     if costly:
         info["cost"] = cost_of(costly, report)
     if caveats(report):
         info["caveats"] = caveats(report)
+    undecided = {m: v for m, v in info["modes"].items() if v.startswith("not decided")}
     if info["status"] == GUARDED:
         info["note"] = "a guard is installed here, but it added no graph, break or error at any swept size"
+    elif info["status"] == NOT_OBSERVED and undecided:
+        ran = ", ".join(m for m in info["modes"] if m not in undecided)
+        info["note"] = (f"ran compiled at every swept size in {ran} mode with no effect here; "
+                        + "; ".join(f"{m}: {v}" for m, v in undecided.items()))
     elif info["status"] == NOT_OBSERVED:
         info["note"] = "ran compiled at every swept size in every mode with no effect here: likely a false positive"
+    if info["status"] == NOT_OBSERVED and report.eager_errors:
+        info["note"] += f"; {eager_failures(report.eager_errors)}: not inputs it takes"
     return info
+
+
+def per_mode(report: FunctionReport, relevant: list[Evidence], costly: list[Evidence], gaps: dict[str, str]) -> dict:
+    """Each mode's own verdict on a line: CONFIRMED, GUARDED, NOT OBSERVED, or ``not decided: ...``
+    (the mode did not run the line compiled at every size)."""
+    out = {}
+    for run in report.runs:
+        mode = run.mode
+        if any(e.mode == mode for e in costly):
+            out[mode] = CONFIRMED
+        elif run.skipped:
+            out[mode] = f"not run ({run.skipped})"
+        elif mode in gaps:
+            out[mode] = f"not decided: {gaps[mode]}"
+        elif any(e.mode == mode for e in relevant):
+            out[mode] = GUARDED
+        else:
+            out[mode] = NOT_OBSERVED
+    return out
 
 
 def share_evidence(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -300,6 +392,9 @@ def runtime_diagnostics(
             "cost": cost_of(found, report),
             "graphs": graph_counts(report), "inputs": f"{report.inputs}: {report.input_detail}".strip(": "),
             "backend": report.backend, "device": report.device, "sizes": report.sizes,
+            # synthesized inputs follow every annotation (a tensor never goes to an int parameter);
+            # registered ones are the user's
+            "inputs_fit_annotations": report.inputs in ("synthesized", "annotations") or None,
         }
         detail = f"{first.detail}; {first.mode} mode, size {','.join(map(str, first.sizes))}"
         out.append(Diagnostic(
@@ -398,21 +493,33 @@ def verify(
         keys = [k for k in targets if k[0] not in skip]
         caller_keys = [k for k in callers if k[0] not in skip]
         jobs = []
+        job_keys: list[tuple[tuple[str, str], list[int] | None]] = []  # (function, lines of its group)
         for path, qualname in keys:
-            focus = set(through.get((path, qualname), set()))
-            sizes = list(options.sizes)
             func = _parsed_function(path, qualname, trees)
-            for line in targets[(path, qualname)]:
-                focus |= related.get((path, qualname, line), {line})
-            if func is not None:
-                tree = trees.get(path)
-                sizes += threshold_sizes(func, targets[(path, qualname)], options.sizes, known_ints(tree, func))
-                if through.get((path, qualname)) and tree is not None:  # literals and constants only
-                    sizes += threshold_sizes(tree, through[(path, qualname)], sizes, module_constants(tree))
-            jobs.append({
-                "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": list(dict.fromkeys(sizes)),
-                "modes": list(options.modes), "backend": backend, "device": device, "examples": example_files,
-            })
+            tree = trees.get(path)
+            groups: list[tuple[dict, list[int] | None]] = [({}, None)]
+            if func is not None and tree is not None and (path, qualname) not in registered_keys:
+                # lines behind different branches (``if stagewise:`` / ``else``) get runs of their own
+                groups = branch_groups(func, targets[(path, qualname)], class_node(tree, qualname))
+            if tree is not None and (path, qualname) not in registered_keys:
+                groups[0] = (helper_flags(groups[0][0], (path, qualname), routes, own, trees), groups[0][1])
+            for choice, group_lines in groups:
+                mine = targets[(path, qualname)] if group_lines is None else group_lines
+                focus = set(through.get((path, qualname), set())) if group_lines is None else set()
+                sizes = list(options.sizes)
+                for line in mine:
+                    focus |= related.get((path, qualname, line), {line})
+                if func is not None:
+                    sizes += threshold_sizes(func, mine, options.sizes, known_ints(tree, func))
+                    if group_lines is None and through.get((path, qualname)) and tree is not None:
+                        # literals and constants only
+                        sizes += threshold_sizes(tree, through[(path, qualname)], sizes, module_constants(tree))
+                jobs.append({
+                    "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": list(dict.fromkeys(sizes)),
+                    "modes": list(options.modes), "backend": backend, "device": device, "examples": example_files,
+                    "choices": choice,
+                })
+                job_keys.append(((path, qualname), group_lines))
         for path, qualname in caller_keys:
             # a caller builds its own tensors (on the CPU): its call sites are checked there, with
             # a CPU backend unless --backend names one; recompiles and export errors do not
@@ -425,8 +532,21 @@ def verify(
     finally:
         pool.close()
 
-    reports = {key: FunctionReport.from_dict(r) for key, r in zip(keys, results) if r}
-    caller_reports = {key: FunctionReport.from_dict(r) for key, r in zip(caller_keys, results[len(keys):]) if r}
+    reports: dict[tuple[str, str], FunctionReport] = {}  # each function's own run
+    line_reports: dict[tuple[tuple[str, str], int], FunctionReport] = {}  # lines behind other branches
+    every_report: list[tuple[tuple[str, str], FunctionReport]] = []
+    for (key, group_lines), r in zip(job_keys, results):
+        if not r:
+            continue
+        report = FunctionReport.from_dict(r)
+        every_report.append((key, report))
+        if group_lines is None:
+            reports[key] = report
+        else:
+            line_reports.update({(key, line): report for line in group_lines})
+    caller_reports = {
+        key: FunctionReport.from_dict(r) for key, r in zip(caller_keys, results[len(job_keys):]) if r
+    }
     caller_covered: dict[tuple[str, str], set[int]] = defaultdict(set)
     out: list[Diagnostic] = []
     static_by_file: dict[str, set[int]] = defaultdict(set)  # effects may land on any line of the file
@@ -442,7 +562,7 @@ def verify(
             caller_covered[key] |= matched
             out.append(replace(d, verify=verify_info))
             continue
-        report = reports.get(key)
+        report = line_reports.get((key, d.line)) or reports.get(key)
         lines = set(range(d.line, max(d.line, d.end_line) + 1)) | related.get((key[0], key[1], d.line), set())
         if report is not None and not _verifiable_code(d.code) and not report.unverifiable:
             # a call-site finding inside a function verified anyway: confirmed only by evidence
@@ -462,7 +582,8 @@ def verify(
                 if verified_key[0] not in graphs:
                     graphs[verified_key[0]] = CallGraph(tree) if tree is not None else None
                 orders[verified_key] = CallPaths.of(graphs[verified_key[0]], verified_key[1])
-            infos.append(status_for(verified, sorted(lines), orders[verified_key]))
+            own_lines = list(range(d.line, max(d.line, d.end_line) + 1))
+            infos.append(status_for(verified, sorted(lines), orders[verified_key], d.tier, own_lines))
         info = pick(infos)
         if info.get("function") != d.function:
             info["through"] = info["function"]  # verified with that function's inputs: it calls this one
@@ -470,7 +591,7 @@ def verify(
             info = actionable(info, report or reports.get(entry), key, sorted(lines), trees)
         out.append(replace(d, verify=info))
     runtime: dict[tuple[str, int, str], Diagnostic] = {}
-    for key, report in reports.items():
+    for key, report in every_report:
         path = display_path.get(key[0]) or _display(key[0], paths)
         found = runtime_diagnostics(
             report, static_by_file.get(key[0], set()), path, _def_line(report), enabled_for.get(key[0], frozenset())
@@ -497,7 +618,7 @@ def verify(
             except (OSError, UnicodeDecodeError):
                 pass
         out.extend(found)
-    return share_evidence(sorted(out)), [*reports.values(), *caller_reports.values()]
+    return share_evidence(sorted(out)), [*(r for _, r in every_report), *caller_reports.values()]
 
 
 def actionable(info: dict, report: FunctionReport | None, key: tuple[str, str], lines: list[int], trees: dict) -> dict:
@@ -507,13 +628,39 @@ def actionable(info: dict, report: FunctionReport | None, key: tuple[str, str], 
     func = _parsed_function(key[0], key[1], trees)
     if func is None:
         return dict(info, inputs=tried or "none built")
-    from zlint.verify.stubs import class_node, example_stub
+    from zlint.verify.stubs import example_stub
     from zlint.verify.synth import plan_inputs
 
     tree = trees[key[0]]
     is_method = class_node(tree, key[1]) is not None
     plan = plan_inputs(func, lines, is_method, known_ints(tree, func))
     return dict(info, inputs=tried or "none built", example=example_stub(key[0], tree, key[1], plan))
+
+
+def helper_flags(
+    choice: dict, entry: tuple[str, str], routes: dict, own: dict[tuple[str, str], list[int]], trees: dict,
+) -> dict:
+    """``choice`` for an entry's own run with the ``__init__`` flags that its class's helpers'
+    lines need (``if self.use_conv:`` around a line of ``_upsample_2d``, verified through
+    ``forward``): the entry builds the module so that it calls them. A flag whose lines disagree
+    is left out."""
+    wanted: dict = {}
+    dropped: set = set()
+    owner = entry[1].rsplit(".", 1)[0] if "." in entry[1] else None
+    for helper, routed in routes.items():
+        if routed != entry or owner is None or not helper[1].startswith(owner + "."):
+            continue
+        func, tree = _parsed_function(*helper, trees), trees.get(helper[0])
+        if func is None or tree is None:
+            continue
+        for line in own.get(helper, []):
+            for name, value in choices(func, line, class_node(tree, helper[1])).get("init", {}).items():
+                if wanted.setdefault(name, value) != value:
+                    dropped.add(name)
+    flags = {k: v for k, v in wanted.items() if k not in dropped}
+    if not flags:
+        return choice
+    return {**choice, "init": {**flags, **choice.get("init", {})}}
 
 
 def route_helpers(

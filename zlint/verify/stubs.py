@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from zlint.verify.synth import FIXED, Plan
+from zlint.verify.synth import FIXED, Plan, swept_text
 
 
 def module_name(path: str) -> str:
@@ -67,10 +67,16 @@ def factory(tree: ast.Module, qualname: str) -> str:
     return f"lambda: {qualname.split('.')[-2]}({filled})"
 
 
-def _tensor(labels: list[str], swept: list[str], dtype: str) -> str:
-    dims = ", ".join("n" if lab in swept else (lab if lab.isdigit() else str(FIXED)) for lab in labels)
+def _tensor(labels: list[str], swept: list[str], dtype: str, units: dict[str, int] | None = None) -> str:
+    units = units or {}
+    dims = ", ".join(
+        (f"{units[lab]} * n" if lab in units else "n") if lab in swept else (lab if lab.isdigit() else str(FIXED))
+        for lab in labels
+    )
     if dtype == "int":
         return f"torch.randint(0, {FIXED}, ({dims}{',' if len(labels) == 1 else ''}))"
+    if dtype == "bool":
+        return f"torch.rand({dims}) > 0.5"
     return f"torch.randn({dims})"
 
 
@@ -79,11 +85,19 @@ def make_inputs(plan: Plan | None) -> str:
     if plan is None or not plan.params:
         return "lambda n: (...)"
     args, kwargs = [], []
+    skipped = False  # after a parameter left at its default, the rest go by name
     for p in plan.params:
         if p.kind == "default":
+            skipped = True
             continue
-        value = _tensor(p.labels, plan.swept, p.dtype) if p.kind == "tensor" else repr(p.value)
-        (kwargs if p.keyword_only else args).append(f"{p.name}={value}" if p.keyword_only else value)
+        if p.kind == "tensor":
+            value = _tensor(p.labels, plan.swept, p.dtype, plan.units)
+        elif p.kind == "attr":  # the module's own attribute (``self.conv.weight``): the user fills it in
+            value = "..."
+        else:
+            value = swept_text(p.value) if p.swept else repr(p.value)
+        by_name = p.keyword_only or skipped
+        (kwargs if by_name else args).append(f"{p.name}={value}" if by_name else value)
     positional = f"({', '.join(args)}{',' if len(args) == 1 else ''})"
     if kwargs:
         return f"lambda n: ({positional}, dict({', '.join(kwargs)}))"

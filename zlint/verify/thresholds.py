@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from zlint.verify.synth import size_names_of
+
 #: thresholds above this are not swept (a tensor that large is not worth the compile)
 MAX_THRESHOLD = 4096
 _SIZE_METHODS = ("size", "numel", "nelement")
@@ -91,10 +93,13 @@ def threshold_sizes(func: ast.AST, lines: Iterable[int], sizes: Iterable[int], k
     extra: list[int] = []
     for node in ast.walk(func):
         if isinstance(node, ast.Compare) and node.lineno in lines:
+            equality = all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops)
             for part in [node.left, *node.comparators]:
                 value = _int_of(part, known)
                 if value is not None and max(sizes) < value <= MAX_THRESHOLD:
                     extra += [value, value + 1]
+                elif value is not None and equality and 0 <= value <= MAX_THRESHOLD:
+                    extra.append(value)  # ``n != 4`` flips only at 4 itself
     return [n for n in dict.fromkeys(extra) if n not in sizes]
 
 
@@ -153,6 +158,9 @@ def open_threshold(
                     "the sweep may never cross it; register an example with real inputs")
         if sizes and not min(sizes) <= value <= max(sizes):
             return f"compares a size with {text} = {value}, outside the swept sizes {min(sizes)}-{max(sizes)}"
+        equality = all(isinstance(op, (ast.Eq, ast.NotEq)) for op in compare.ops)
+        if sizes and equality and value not in sizes:
+            return f"compares a size for equality with {text} = {value}, a size the sweep never takes"
     return ""
 
 
@@ -171,10 +179,22 @@ def open_thresholds(
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare) and node.lineno in lines and node.lineno not in out:
             here = node.lineno in inside
-            why = open_threshold(node, own_known if here else module_known, sizes, size_names if here else ())
+            # a helper's line reads sizes through its own names (``H, W = x.shape[-2:]``)
+            names = size_names if here else helper_size_names(tree, node.lineno)
+            why = open_threshold(node, own_known if here else module_known, sizes, names)
             if why:
                 out[node.lineno] = why
     return out
+
+
+def helper_size_names(tree: ast.Module, line: int) -> list[str]:
+    """Local names bound to sizes in the innermost function holding ``line``."""
+    holder = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
+            if holder is None or node.lineno > holder.lineno:
+                holder = node
+    return size_names_of(holder) if holder is not None else []
 
 
 def state_reads(func: ast.AST, lines: Iterable[int]) -> set[str]:
@@ -194,6 +214,23 @@ def state_reads(func: ast.AST, lines: Iterable[int]) -> set[str]:
                         out.add(ast.unparse(sub))
                 elif _is_self_attr(sub):
                     out.add(ast.unparse(sub))
+    return out
+
+
+def compared_names(func: ast.AST, lines: Iterable[int]) -> set[str]:
+    """Names and ``name[i]`` compared on the flagged lines (``H != ss[0]``): a value the plan
+    passes there is a threshold the sweep must cross."""
+    lines = set(lines)
+    out: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Compare) and node.lineno in lines:
+            for part in [node.left, *node.comparators]:
+                for sub in ast.walk(part):
+                    if isinstance(sub, ast.Name):
+                        out.add(sub.id)
+                    elif (isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name)
+                          and isinstance(sub.slice, ast.Constant) and type(sub.slice.value) is int):
+                        out.add(ast.unparse(sub))
     return out
 
 

@@ -63,8 +63,13 @@ def fit_layers(plan: Plan, obj: Any) -> None:
             if not layers:
                 continue
             rank = rank_of_layer([type(layer).__name__ for layer in layers])
-            if rank is not None and param.name in plan.rank_open:
-                param.labels = param.labels[:1] + [f"{param.name}.{i}" for i in range(1, rank)]
+            if rank is not None and (param.name in plan.rank_open or param.name in plan.named_ranks):
+                if param.name in plan.grow_front and rank > len(param.labels):
+                    # dims read from the end (``x.shape[-2:]``) stay the last ones
+                    more = [f"{param.name}.{i}" for i in range(len(param.labels), rank)]
+                    param.labels = more + param.labels
+                else:
+                    param.labels = param.labels[:1] + [f"{param.name}.{i}" for i in range(1, rank)]
             widths = next((w for w in map(fixed_widths, layers) if w), {})
             if (param.name in plan.rank_guessed and set(widths) == {-1}
                     and param.labels[-1] in plan.swept):  # ``h.size(1)`` on a linear's input: [b, n, width]
@@ -97,14 +102,17 @@ def _variants(plan: Plan, obj: Any) -> list[Plan]:
     """The plan, then the same with more dims on tensors whose rank only their indexing bounds
     (``posemb[:, :k]`` may well be rank 3), each also with its channel dim at the module's first
     conv's ``in_channels``."""
-    out = []
+    out: list[Plan] = []
+    base = 0  # how many variants keep the plan's own rank
     for extra in (0, 1, 2):
         if extra and not plan.rank_guessed:
             break
         ranked = copy.deepcopy(plan)
         for p in ranked.params:
             if p.name in plan.rank_guessed and p.kind == "tensor" and len(p.labels) + extra <= 5:
-                p.labels += [f"{p.name}.{i}" for i in range(len(p.labels), len(p.labels) + extra)]
+                more = [f"{p.name}.{i}" for i in range(len(p.labels), len(p.labels) + extra)]
+                # dims read from the end (``x.shape[-2:]``) stay the last ones
+                p.labels = more + p.labels if p.name in plan.grow_front else p.labels + more
         out.append(ranked)
         fitted = copy.deepcopy(ranked)
         changed = False
@@ -126,17 +134,51 @@ def _variants(plan: Plan, obj: Any) -> list[Plan]:
                 p.labels[0] for p in fitted.params if p.kind == "tensor" and not p.labels[0].isdigit()
             ]
             out.append(fitted)
+        if not extra:
+            base = len(out)
+    # a kernel or window larger than the fixed dims (the 400-sample window of an audio front
+    # end): the same variants with those dims larger
+    first = out[:base]
+    for scale in SCALES:
+        out.extend(scaled(variant, scale) for variant in first)
     return out
 
 
-def first_that_runs(plan: Plan, call: Callable, make_from_plan: Callable, sizes: tuple[int, ...] = (3, 2)) -> Plan:
+#: sizes tried for the dims after the batch dim when the layers need more than FIXED
+SCALES = (16, 64, 512)
+
+
+def scaled(plan: Plan, scale: int) -> Plan:
+    """``plan`` with every dim after the batch dim that is neither swept nor a layer's fixed width
+    at ``scale`` (``x[n,1024]``: audio for a front end with a 400-sample window)."""
+    out = copy.deepcopy(plan)
+    for p in out.params:
+        if p.kind != "tensor":
+            continue
+        for i, label in enumerate(p.labels):
+            if i and not label.isdigit() and label not in out.swept:
+                p.labels[i] = str(scale)
+    return out
+
+
+def first_that_runs(
+    plan: Plan, call: Callable, make_from_plan: Callable, sizes: tuple[int, ...] = (3, 2),
+    unfitted: Plan | None = None,
+) -> Plan:
     """The first variant of ``plan`` (:func:`_variants`) on which ``call`` runs eagerly at one of
-    ``sizes``; the plan itself when none does (the sweep then reports the eager failure).
-    ``plan.tried`` lists what was tried before it."""
+    ``sizes``, then of ``unfitted`` (the plan before :func:`fit_layers`: a layer deep inside may
+    not see the input as it is given, ``[batch, samples]`` audio unsqueezed before its conv);
+    the plan itself when none does (the sweep then reports the eager failure). ``plan.tried``
+    lists what was tried before it."""
     import torch
 
     tried = []
-    for variant in _variants(plan, getattr(call, "__self__", None)):
+    obj = getattr(call, "__self__", None)
+    variants = _variants(plan, obj)
+    if unfitted is not None:
+        seen = {v.describe() for v in variants}
+        variants += [v for v in _variants(unfitted, obj) if v.describe() not in seen]
+    for variant in variants:
         make = make_from_plan(variant)
         for n in sizes:
             try:

@@ -33,6 +33,7 @@ from zlint.verify.evidence import (
     FunctionReport,
     ModeRun,
     costly,
+    eager_failures,
     is_mode_caveat,
     plain_guard,
 )
@@ -60,6 +61,9 @@ class Subject:
     #: run in training mode (stochastic depth, random masks): outputs differ from eager by design,
     #: so they are not compared
     random_outputs: bool = False
+    #: int arguments the sweep drives (``depths``): dynamo's first graph holds them constant, as it
+    #: does a tensor's sizes, so the recompile when they first change is no cost of the code
+    swept_values: tuple[str, ...] = ()
 
 
 @dataclass
@@ -179,8 +183,13 @@ class Observer:
             line = site[1]
         if line is None:
             line = self.line_from_text(message)
-        reason = hooks.plain_stack_names(hooks.graph_break_reason(message), self.arg_names)
-        self.add(GRAPH_BREAK, line, reason[:400], hooks.inside_torch(message))
+        reason = hooks.plain_stack_names(hooks.graph_break_reason(message), self.arg_names)[:400]
+        if line is None:
+            # dynamo names the user line of a break once: a repeat (``user stack suppressed``) is
+            # the same break, at the line already seen for it
+            line = next((e.line for e in self.evidence.values()
+                         if e.kind == GRAPH_BREAK and e.detail == reason and e.line is not None), None)
+        self.add(GRAPH_BREAK, line, reason, hooks.inside_torch(message))
 
     def on_reasons(self, reasons: list[str], resumed: bool = False) -> None:
         """Dynamo is about to compile again at ``self.size``: each reason is why one cache entry
@@ -202,6 +211,10 @@ class Observer:
             if mismatch:
                 self._pinned_recompile(compile_id, mismatch)
                 continue
+            held = hooks.plain_stack_names(user_part.split("  #", 1)[0].strip(), self.arg_names)
+            constant = _INT_CONSTANT.match(held)
+            if constant and constant.group(1) in self.subject.swept_values:
+                continue  # the first graph held a swept int constant: what any int argument costs
             if resumed and "size()" not in failure:
                 continue  # a size the graph break made a Python int: the break is the evidence
             line = self.line_from_loc(user_part)
@@ -225,6 +238,8 @@ class Observer:
                 )
 
 
+#: a guard holding an int argument (or an int of a list argument) constant: ``depths == 2``
+_INT_CONSTANT = re.compile(r"^(\w+)(?:\[\d+\])? == -?\d+$")
 _ZERO_ONE_OR_SYMBOLS = re.compile(r"^(?:Eq|Ne)\((?:[su]\d+|[01]), (?:[su]\d+|[01])\)$")
 
 
@@ -325,6 +340,30 @@ def _swept_dims(make_inputs: Callable[[int], tuple[tuple, dict]]) -> list[list[i
     return dims
 
 
+def _units(make_inputs: Callable[[int], tuple[tuple, dict]], dims: list[list[int]]) -> tuple:
+    """Per input tensor, ``(dim, unit)`` for swept dims that take sizes in a unit (``16 * n``)."""
+    a = [t.shape for t in tensors(make_inputs(2))]
+    b = [t.shape for t in tensors(make_inputs(3))]
+    out = []
+    for i, tensor_dims in enumerate(dims):
+        out.append(tuple((d, b[i][d] - a[i][d]) for d in tensor_dims if b[i][d] - a[i][d] > 1))
+    return tuple(out)
+
+
+def _trivial_in_units(units: tuple) -> Callable:
+    """A trivial function that also reads each swept size in its unit (``H // 16``): dynamo gives
+    that count its own 0/1 graphs, what any code that counts patches pays."""
+
+    def trivial_units(*args, **kwargs):
+        out = trivial(*args, **kwargs)
+        for t, pairs in zip(tensors((args, kwargs)), units):
+            for d, unit in pairs:
+                out.append(t.new_ones(t.shape[d] // unit))
+        return out
+
+    return trivial_units
+
+
 def _mark(args: tuple, kwargs: dict, dims: list[list[int]], mode: str) -> None:
     for tensor, tensor_dims in zip(tensors((args, kwargs)), dims):
         for d in tensor_dims:
@@ -376,7 +415,14 @@ def compare(eager: Any, compiled: Any) -> str:
             x, y = x.detach().cpu(), y.detach().cpu()
             if x.is_floating_point() or x.is_complex():
                 if not torch.allclose(x, y, rtol=1e-4, atol=1e-5, equal_nan=True):
-                    return f"output {i}: values differ (max abs diff {(x - y).abs().max().item():.3g})"
+                    nan_x, nan_y = torch.isnan(x), torch.isnan(y)
+                    if not torch.equal(nan_x, nan_y):  # a difference NaN would hide
+                        where = "compiled" if (nan_y & ~nan_x).any() else "eager"
+                        other = "eager" if where == "compiled" else "compiled"
+                        count = int((nan_x ^ nan_y).sum())
+                        return f"output {i}: NaN in the {where} output where {other} has numbers ({count} values)"
+                    diff = (x - y).abs().nan_to_num(0.0).max().item()
+                    return f"output {i}: values differ (max abs diff {diff:.3g})"
             elif not torch.equal(x, y):
                 return f"output {i}: values differ"
         elif x != y:
@@ -428,7 +474,19 @@ def _shape_pattern(shapes: list[tuple[int, ...]], dims: list[list[int]]) -> tupl
 
 
 def trivial(*args, **kwargs):
-    return [t + 1 for t in tensors((args, kwargs))]
+    # ints too: dynamo holds an int argument constant in its first graph, as it does sizes
+    return [t + 1 for t in tensors((args, kwargs))] + [torch.ones(1) * i for i in _ints((args, kwargs))]
+
+
+def _ints(value: Any) -> Iterator[int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _ints(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _ints(item)
 
 
 
@@ -459,12 +517,15 @@ class Prober:
         shapes = []
         for n in sizes:
             args, kwargs = self._inputs(subject, n)
-            shapes.append(_shape_pattern([tuple(t.shape) for t in tensors((args, kwargs))], dims))
-        key = (mode, self.backend, self.device, tuple(shapes), tuple(map(tuple, dims)))
+            shapes.append((_shape_pattern([tuple(t.shape) for t in tensors((args, kwargs))], dims),
+                           tuple(_ints((args, kwargs)))))
+        units = _units(lambda n: self._inputs(subject, n), dims) if dims else ()
+        key = (mode, self.backend, self.device, tuple(shapes), tuple(map(tuple, dims)), units)
         if key not in self._baselines:
             observer = Observer(subject, mode)
             hooks.reset()
-            compiled = torch.compile(trivial, backend=observer.backend(backend(self.backend), self.backend))
+            function = _trivial_in_units(units) if any(units) else trivial
+            compiled = torch.compile(function, backend=observer.backend(backend(self.backend), self.backend))
             failed = []
             for n in sizes:
                 args, kwargs = self._inputs(subject, n)
@@ -514,7 +575,8 @@ class Prober:
         # eager first, once per size: sizes where the function itself fails are not compiled
         eager: dict[int, Any] = {}
         called: set = set()  # code objects of the verified file that ran: which helpers it reached
-        with _calls_into(subject.path, called):
+        executed: set = set()  # the lines of the verified file they ran
+        with _calls_into(subject.path, called, executed):
             for n in sizes:
                 try:
                     args, kwargs = self._inputs(subject, n)
@@ -522,12 +584,11 @@ class Prober:
                         eager[n] = subject.call(*args, **kwargs)
                 except Exception as exc:  # user code: any failure is a fact about that size
                     report.eager_errors[n] = first_line(exc)
-        outside = [n for n in focus_lines or () if not subject.first_line <= n <= subject.last_line]
-        report.unreached = [n for n in outside if not any(_covers(code, n) for code in called)]
+        report.unreached = unreached_lines(list(focus_lines or ()), called, executed)
         good = [n for n in sizes if n in eager]
         if not good:
-            first = next(iter(report.eager_errors.values()), "no sizes")
-            report.unverifiable = f"fails eagerly at every size ({first})"
+            failures = eager_failures(report.eager_errors) if report.eager_errors else "no sizes"
+            report.unverifiable = f"fails eagerly at every size: {failures}"
             return
         try:
             dims = _swept_dims(lambda n: self._inputs(subject, n))
@@ -581,26 +642,48 @@ class Prober:
 
 
 @contextlib.contextmanager
-def _calls_into(path: str, called: set) -> Iterator[None]:
-    """Collect the code objects of ``path`` that start running while the block runs (Python's
-    profiling hook: function granularity, cheap), so that a helper's line is known to be reached."""
+def _calls_into(path: str, called: set, executed: set | None = None) -> Iterator[None]:
+    """Collect the code objects of ``path`` that start running while the block runs, and the lines
+    of ``path`` they execute (a trace hook that follows only that file's frames), so that a flagged
+    line is known to be reached."""
     import sys
 
     target = os.path.realpath(path)
     ours: dict[str, bool] = {}
+    lines = executed if executed is not None else set()
 
-    def profile(frame, event, arg):
-        if event == "call":
-            name = frame.f_code.co_filename
-            if ours.setdefault(name, os.path.realpath(name) == target):
-                called.add(frame.f_code)
+    def local(frame, event, arg):
+        if event == "line":
+            lines.add(frame.f_lineno)
+        return local
 
-    previous = sys.getprofile()
-    sys.setprofile(profile)
+    def trace(frame, event, arg):
+        if event != "call":
+            return None
+        name = frame.f_code.co_filename
+        if ours.setdefault(name, os.path.realpath(name) == target):
+            called.add(frame.f_code)
+            return local
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(trace)
     try:
         yield
     finally:
-        sys.setprofile(previous)
+        sys.settrace(previous)
+
+
+def unreached_lines(lines: list[int], called: set, executed: set) -> list[int]:
+    """The ``lines`` no eager run executed: in no code object that ran, or holding code of one that
+    ran that never reached them (a branch the inputs never take)."""
+    out = []
+    for line in lines:
+        covering = [code for code in called if _covers(code, line)]
+        has_code = any(line in {n for _, _, n in code.co_lines()} for code in covering)
+        if not covering or (has_code and line not in executed):
+            out.append(line)
+    return out
 
 
 def _covers(code: Any, line: int) -> bool:

@@ -8,6 +8,7 @@ jaxtyping-style annotations, else from how the function uses its parameters.
 from __future__ import annotations
 
 import ast
+import copy
 import importlib
 import importlib.util
 import inspect
@@ -21,8 +22,16 @@ from typing import Any
 import zlint.verify.examples as examples
 import zlint.verify.sandbox.configs as configs
 from zlint.verify.sandbox.layer_fit import first_that_runs, fit_layers
-from zlint.verify.synth import FIXED, Plan, find_function, plan_inputs
-from zlint.verify.thresholds import around, known_ints, open_thresholds, state_reads
+from zlint.verify.synth import (
+    FIXED,
+    Plan,
+    caller_attributes,
+    find_function,
+    plan_inputs,
+    swept_value,
+    through_sizes,
+)
+from zlint.verify.thresholds import around, compared_names, known_ints, open_thresholds, state_reads
 
 
 class Unverifiable(Exception):
@@ -87,28 +96,38 @@ def import_file(path: str | Path) -> Any:
     return module
 
 
-def make_from_plan(plan: Plan) -> Callable[[int], tuple[tuple, dict]]:
+def make_from_plan(plan: Plan, obj: Any = None) -> Callable[[int], tuple[tuple, dict]]:
     """``make_inputs(n)`` for a synthesized input plan: the call's arguments for size ``n``
-    (used by the worker's subjects and by :func:`zlint.verify.check`)."""
+    (used by the worker's subjects and by :func:`zlint.verify.check`); ``obj`` is the built
+    module whose attributes ``attr`` parameters name."""
     import torch
 
     def make(n: int) -> tuple[tuple, dict]:
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
+        skipped = False  # after a parameter left at its default, the rest go by name
         for p in plan.params:
             if p.kind == "default":
+                skipped = True
                 continue
-            if p.kind == "value":
-                value: Any = p.value
+            if p.kind == "attr":
+                value: Any = obj
+                for part in p.value.split(".")[1:]:
+                    value = getattr(value, part)
+            elif p.kind == "value":
+                value = swept_value(p.value, n) if p.swept else p.value
             else:
-                shape = [n if lab in plan.swept else (int(lab) if lab.isdigit() else FIXED) for lab in p.labels]
+                shape = [
+                    n * plan.units.get(lab, 1) if lab in plan.swept else (int(lab) if lab.isdigit() else FIXED)
+                    for lab in p.labels
+                ]
                 if p.dtype == "int":
                     value = torch.randint(0, FIXED, shape)
                 elif p.dtype == "bool":
                     value = torch.rand(shape) > 0.5
                 else:
                     value = torch.randn(shape)
-            if p.keyword_only:
+            if p.keyword_only or skipped:
                 kwargs[p.name] = value
             else:
                 args.append(value)
@@ -160,6 +179,20 @@ def _guessed_arguments(owner: type) -> dict[str, Any] | None:
             return None
         guessed[name] = value
     return guessed or None
+
+
+def _optional_widths(owner: type) -> dict[str, Any]:
+    """``__init__`` widths left at None (``channels=None``, ``out_channels=None``): a branch of the
+    constructor may need them (``if use_conv: nn.Conv2d(channels, ...)``); each gets FIXED."""
+    try:
+        params = list(inspect.signature(owner.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return {}
+    return {
+        p.name: FIXED for p in params
+        if p.default is None and any(w in p.name.lower() for w in _WIDTH_WORDS)
+        and not any(w in p.name.lower() for w in (*_UNIT_WORDS, *_ZERO_WORDS))
+    }
 
 
 def reads_training(node: ast.AST) -> bool:
@@ -242,13 +275,25 @@ def _depth_defaults(owner: type) -> dict[str, Any]:
     return out
 
 
-def _candidates(owner: type) -> Iterator[tuple[dict[str, Any], str]]:
-    """Ways to build ``owner``, each ``(kwargs, shown)``: no arguments, the required ints guessed,
-    a small config (transformers), in that order."""
+def _candidates(owner: type, flags: dict[str, Any] | None = None) -> Iterator[tuple[dict[str, Any], str]]:
+    """Ways to build ``owner``, each ``(kwargs, shown)`` with ``flags`` (the ``__init__`` values
+    the flagged lines' branches need, ``compress_time=True``) added: no arguments, the required
+    ints guessed, a small config (transformers), in that order."""
+    flags = flags or {}
+    shown_flags = ", ".join(f"{k}={v!r}" for k, v in flags.items())
+    for kwargs, shown in _candidate_arguments(owner):
+        yield {**kwargs, **flags}, ", ".join(t for t in (shown, shown_flags) if t)
+
+
+def _candidate_arguments(owner: type) -> Iterator[tuple[dict[str, Any], str]]:
     yield {}, ""
     guessed = _guessed_arguments(owner)
     if guessed is not None:
         yield guessed, ", ".join(f"{k}={v!r}" for k, v in guessed.items())
+    widths = _optional_widths(owner)
+    if widths:
+        filled = {**(guessed or {}), **widths}
+        yield filled, ", ".join(f"{k}={v!r}" for k, v in filled.items())
     param = configs.config_parameter(owner)
     if param is None:
         return
@@ -291,14 +336,17 @@ def _sized(owner: type, kwargs: dict[str, Any], shown: str) -> tuple[dict[str, A
     return kwargs, shown
 
 
-def _instance(owner: type, registered: examples.Example | None, training: bool = False) -> tuple[Any, str]:
-    """The object whose method is verified, and how it was built (empty: a factory or ``owner()``)."""
+def _instance(
+    owner: type, registered: examples.Example | None, training: bool = False, flags: dict[str, Any] | None = None,
+) -> tuple[Any, str]:
+    """The object whose method is verified, and how it was built (empty: a factory or ``owner()``);
+    ``flags`` are ``__init__`` values the flagged lines' branches need."""
     built = ""
     if registered is not None and registered.factory is not None:
         obj = registered.factory()
     else:
         obj, first_error = None, None
-        for kwargs, shown in _candidates(owner):
+        for kwargs, shown in _candidates(owner, flags):
             try:
                 kwargs, shown = _sized(owner, kwargs, shown)
                 obj = owner(**kwargs)
@@ -337,7 +385,7 @@ class _Located:
     )
 
 
-def _locate(path: str, qualname: str) -> _Located:
+def _locate(path: str, qualname: str, flags: dict[str, Any] | None = None) -> _Located:
     """Parse ``path``, find ``qualname`` in it, import the module and get the callable (a bound
     method of an instance from the registered factory for methods). Raises Unverifiable."""
     found = _Located()
@@ -369,7 +417,7 @@ def _locate(path: str, qualname: str) -> _Located:
     found.built, found.training = "", False
     if found.is_method:
         found.training = registered is None and reads_training(node)
-        obj, found.built = _instance(owner, registered, found.training)
+        obj, found.built = _instance(owner, registered, found.training, flags)
         if found.training:
             found.built = f"{found.built or owner.__name__ + '()'} in training mode"
         found.call = getattr(obj, parts[-1])
@@ -378,13 +426,19 @@ def _locate(path: str, qualname: str) -> _Located:
     return found
 
 
-def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | None = None):
+def build(
+    path: str, qualname: str, focus_lines: list[int], sizes: list[int] | None = None,
+    choices: dict[str, dict[str, Any]] | None = None,
+):
     """A :class:`zlint.verify.sandbox.probe.Subject` for ``qualname`` in ``path``, plus where inputs came
     from. With synthesized inputs, the subject also says which flagged comparisons the sweep
-    (``sizes``) may never flip (:func:`zlint.verify.thresholds.open_thresholds`)."""
+    (``sizes``) may never flip (:func:`zlint.verify.thresholds.open_thresholds`). ``choices`` are
+    what the branches around the flagged lines need (:func:`zlint.verify.flow.choices`): values
+    of the function's parameters, and of the ``__init__`` parameters behind ``self`` flags."""
     from zlint.verify.sandbox.probe import Subject, normalize_call
 
-    found = _locate(path, qualname)
+    choices = choices or {}
+    found = _locate(path, qualname, choices.get("init"))
     registered, call = found.registered, found.call
 
     # a function decorated with @torch.compile: verify what it wraps
@@ -392,25 +446,46 @@ def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | N
 
     open_lines: dict[int, str] = {}
     swept_sizes: list[int] | None = None
+    swept_values: tuple[str, ...] = ()
     if registered is not None:
         make = lambda n: normalize_call(registered.make_inputs(n))  # noqa: E731
         source, detail = "registered", "registered example"
     else:
-        plan = plan_inputs(found.node, focus_lines, found.is_method, known_ints(found.tree, found.node))
+        helper_lines = [n for n in focus_lines if not found.node.lineno <= n <= (found.node.end_lineno or n)]
+        through, untraced = through_sizes(found.tree, found.node, helper_lines, found.is_method)
+        if helper_lines and not through and len(helper_lines) == len(focus_lines):
+            # run only for helpers' lines, none of whose sizes its inputs drive: each helper is
+            # verified on its own, with inputs that reach its lines
+            raise Unverifiable(next(iter(untraced.values()), (
+                f"{qualname}'s inputs drive none of the sizes its helpers' flagged lines read: "
+                "they are verified on their own")))
+        plan = plan_inputs(
+            found.node, focus_lines, found.is_method, known_ints(found.tree, found.node), choices.get("params"),
+            through, caller_attributes(found.tree, qualname) if found.is_method else {},
+        )
         if plan.problem:
             raise Unverifiable(plan.problem)
+        _resolve_units(plan, getattr(call, "__self__", None), known_ints(found.tree, found.node))
+        unfitted = None
         if found.is_method:
+            unfitted = copy.deepcopy(plan)
             fit_layers(plan, getattr(call, "__self__", None))
-        plan = first_that_runs(plan, call, make_from_plan)
-        make = make_from_plan(plan)
+        obj = getattr(call, "__self__", None)
+        made = lambda variant: make_from_plan(variant, obj)  # noqa: E731
+        plan = first_that_runs(plan, call, made, unfitted=unfitted)
+        make = make_from_plan(plan, obj)
+        swept_values = tuple(p.name for p in plan.params if p.kind == "value" and p.swept)
         source, detail = plan.source, plan.describe()
         if found.built:
             detail = f"{detail} on {found.built}"
         if not plan.fits:
-            detail = f"each failed eagerly: {'; '.join(plan.tried)}"
+            detail = f"each failed eagerly: {_first_few(plan.tried)}"
         elif plan.tried:
-            detail = f"{detail} (tried first: {'; '.join(plan.tried)})"
-        state = _state_ints(getattr(call, "__self__", None), found.node, focus_lines)
+            detail = f"{detail} (tried first: {_first_few(plan.tried)})"
+        # what the plan passes (``ss=(4, 4)``: ``ss[0]`` is 4) and the built module holds
+        compared = compared_names(found.node, focus_lines)
+        passed = {k: v for k, v in plan.known_values().items() if k in compared}
+        state = {**passed, **_state_ints(getattr(call, "__self__", None), found.node, focus_lines)}
         extra = around(state.values(), sizes or ())
         if sizes and extra:
             swept_sizes = [*sizes, *extra]
@@ -418,11 +493,35 @@ def build(path: str, qualname: str, focus_lines: list[int], sizes: list[int] | N
             open_lines = open_thresholds(
                 found.tree, focus_lines, swept_sizes or sizes, found.node, plan.size_names, state,
             )
+        open_lines.update(untraced)
     subject = Subject(
         call, make, str(found.file), found.first, found.last, qualname, open_thresholds=open_lines,
-        random_outputs=found.training,
+        random_outputs=found.training, swept_values=swept_values,
     )
     return subject, source, detail, (registered.sizes if registered else swept_sizes)
+
+
+def _first_few(tried: list[str], shown: int = 3) -> str:
+    """The first inputs tried, and how many more."""
+    more = f"; +{len(tried) - shown} more" if len(tried) > shown else ""
+    return "; ".join(tried[:shown]) + more
+
+
+def _resolve_units(plan: Plan, obj: Any, known: dict[str, int]) -> None:
+    """Swept dims the flagged lines count in a unit (``height = H // self.patch_size``) take sizes
+    in that unit, read from the built module or a known int: ``H = 16 * n``, so ``height`` is
+    ``n`` and a threshold on it (``self.height != height``) is crossed."""
+    for label, source in plan.unit_sources.items():
+        value = known.get(source)
+        if value is None and source.startswith("self.") and obj is not None:
+            value = getattr(obj, source[len("self."):], None)
+        if value is None:
+            try:
+                value = ast.literal_eval(source)
+            except ValueError:
+                value = None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+            plan.units[label] = value
 
 
 def _state_ints(obj: Any, node: ast.AST, lines: list[int]) -> dict[str, int]:

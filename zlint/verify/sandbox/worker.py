@@ -110,7 +110,7 @@ def run_job(job: dict, probers: dict, loaded: set) -> dict:
     problems = subjects.load_examples(new)
     try:
         subject, source, detail, sizes = subjects.build(
-            job["path"], job["qualname"], job.get("focus", []), list(job["sizes"])
+            job["path"], job["qualname"], job.get("focus", []), list(job["sizes"]), job.get("choices") or {}
         )
     except subjects.Unverifiable as exc:
         return _unverifiable(job, str(exc), started)
