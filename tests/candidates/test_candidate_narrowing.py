@@ -211,6 +211,13 @@ def test_a_function_without_tensor_parameters_needs_no_callers():
         ("return list(map(abs, x))", "ZL202", True),
         ("return list(map(x, [1, 2]))", "ZL202", False),  # map's first argument is the function
         ("return x.sorted(x)", "ZL202", False),  # a method, not the builtin
+        # ZL308: a tensor handed to a function that may be a check wrapper of the run
+        ("check(x.sum() > 0, 'empty')", "ZL308", True),
+        ("logging.check(x.sum() > 0, 'empty')", "ZL308", True),  # a function of an imported module
+        ("out.append(x)", "ZL308", False),  # a method of a local object: never a module's check
+        ("torch.nn.init.zeros_(x)", "ZL308", False),  # torch's own functions are no wrapper
+        ("self.check(x.sum() > 0)", "ZL308", False),
+        ("check(k > 0, 'empty')", "ZL308", False),  # no tensor
     ],
 )
 def test_calls_and_conditions_the_rules_check(body, code, expected):

@@ -290,9 +290,16 @@ class FunctionSummary(ValueReadings):
         return any(
             isinstance(call := node.value, ast.Call) and call.args and not isinstance(call.args[0], ast.Starred)
             and isinstance(head := chain_head(call.func), ast.Name) and head.id != "self"
-            and self._tensor(call.args[0])
+            and self._check_callee(call.func) and self._tensor(call.args[0])
             for node in self.of(ast.Expr)
         )
+
+    def _check_callee(self, func: ast.expr) -> bool:
+        """Whether the rule may take ``func`` for a check wrapper: a bare name, or an attribute of
+        an imported module that is not torch's (``out.append``, ``nn.init.zeros_`` never are)."""
+        if isinstance(func, ast.Name):
+            return True
+        return any(not q.startswith("torch.") for q in self.index.qualified(func))
 
     @cached_property
     def tensor_slice_bound(self) -> bool:

@@ -9,6 +9,8 @@ from the syntax of its ``return`` values.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from zlint.facts.loops import assigned_names
@@ -16,39 +18,38 @@ from zlint.facts.tensor_evidence import is_plain_value
 from zlint.facts.values import BLOCKS, statement_children
 
 
-def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
-    """The values of ``function``'s return statements (nested defs and classes excepted)."""
-    found: list[cst.BaseExpression | None] = []
+def _own_statements(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    """The small statements of ``function``'s body and the compound statements that hold them
+    (each before what it holds), nested defs and classes excepted."""
     todo: list[cst.CSTNode] = [function.body]
     while todo:
         current = todo.pop()
         if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            found.extend(s.value for s in current.body if isinstance(s, cst.Return))
+            yield from current.body
         elif isinstance(current, BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
+            yield current
             todo.extend(statement_children(current))
-    return found
+
+
+def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
+    """The values of ``function``'s return statements (nested defs and classes excepted)."""
+    return [s.value for s in _own_statements(function) if isinstance(s, cst.Return)]
 
 
 def _assignments(function: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression | None]]:
     """(name, value) of each binding of a plain name in ``function`` (nested defs excepted); the
     value is None where the name is bound otherwise (a tuple target, a loop, ``+=``, a walrus)."""
     found: list[tuple[str, cst.BaseExpression | None]] = []
-    todo: list[cst.CSTNode] = [function.body]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for statement in current.body:
-                if isinstance(statement, cst.Assign):
-                    for target in statement.targets:
-                        single = isinstance(target.target, cst.Name)
-                        found.extend((n, statement.value if single else None) for n in assigned_names(target.target))
-                elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
-                    value = statement.value if isinstance(statement, cst.AnnAssign) else None
-                    found.extend((n, value) for n in assigned_names(statement.target))
-        elif isinstance(current, BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
-            if isinstance(current, cst.For):
-                found.extend((n, None) for n in assigned_names(current.target))
-            todo.extend(statement_children(current))
+    for statement in _own_statements(function):
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                single = isinstance(target.target, cst.Name)
+                found.extend((n, statement.value if single else None) for n in assigned_names(target.target))
+        elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+            value = statement.value if isinstance(statement, cst.AnnAssign) else None
+            found.extend((n, value) for n in assigned_names(statement.target))
+        elif isinstance(statement, cst.For):
+            found.extend((n, None) for n in assigned_names(statement.target))
     return found
 
 
@@ -67,18 +68,12 @@ def _unpacked(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
     """The names ``function`` binds by unpacking a value (``B, H, C = q.shape``, ``q_h, q_w =
     q_size``), with the values they are unpacked from."""
     found: dict[str, list[cst.BaseExpression]] = {}
-    todo: list[cst.CSTNode] = [function.body]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for statement in current.body:
-                if isinstance(statement, cst.Assign):
-                    for target in statement.targets:
-                        if isinstance(target.target, (cst.Tuple, cst.List)):
-                            for name in assigned_names(target.target):
-                                found.setdefault(name, []).append(statement.value)
-        elif isinstance(current, BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
-            todo.extend(statement_children(current))
+    for statement in _own_statements(function):
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, (cst.Tuple, cst.List)):
+                    for name in assigned_names(target.target):
+                        found.setdefault(name, []).append(statement.value)
     return found
 
 

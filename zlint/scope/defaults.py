@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -665,6 +665,13 @@ class Defaults:
         return self._memoized(("i", cls, name), lambda: self._constructor_param(cls, name))
 
     def _constructor_param(self, cls: Key, name: str) -> tuple:
+        return self._over_family(cls, lambda current: (
+            env(name) for owner, env, _ in self.chain(current) if owner == cls
+        ))
+
+    def _over_family(self, cls: Key, values: Callable[[Key], Iterable[tuple]]) -> tuple:
+        """The join of ``values(c)`` over ``cls`` and its subclasses of the run, transitively:
+        unknown as soon as one is, or when there is none."""
         out: tuple | None = None
         todo, seen = [cls], set()
         while todo:
@@ -673,12 +680,10 @@ class Defaults:
                 continue
             seen.add(current)
             todo.extend(self.children.get(current, ()))
-            for owner, env, _ in self.chain(current):
-                if owner == cls:
-                    value = env(name)
-                    out = value if out is None else join(out, value)
-                    if out is UNKNOWN:
-                        return UNKNOWN
+            for value in values(current):
+                out = value if out is None else join(out, value)
+                if out is UNKNOWN:
+                    return UNKNOWN
         return out if out is not None else UNKNOWN
 
     def chain(self, cls: Key) -> list[tuple[Key, Callable[[str], tuple], list | None]]:
@@ -779,19 +784,7 @@ class Defaults:
         return UNKNOWN if value is _MISSING and not missing else value
 
     def _read(self, cls: Key, name: str) -> tuple:
-        out: tuple | None = None
-        todo, seen = [cls], set()
-        while todo:
-            current = todo.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            todo.extend(self.children.get(current, ()))
-            value = self.instance_attribute(current, name)
-            out = value if out is None else (out if out == value else join(out, value))
-            if out is UNKNOWN:
-                return UNKNOWN
-        return out if out is not None else UNKNOWN
+        return self._over_family(cls, lambda current: (self.instance_attribute(current, name),))
 
     def instance_attribute(self, cls: Key, name: str) -> tuple:
         """Attribute ``name`` of an instance of exactly ``cls``: unknown when a write spoils it,

@@ -110,7 +110,7 @@ class PendingIndex:
             summary = self._found[key]
             if summary is None and path in self._missing:
                 summary = summaries.get(path)
-                if summary is not None:
+                if summary is not None and self._cache_file is not None:  # encoded only to store
                     self._current[key] = _encode(summary)
                     fresh = True
             if summary is not None:
