@@ -146,6 +146,62 @@ def test_the_reduced_text_keeps_lines_and_columns():
     assert plan.drops(12) and plan.drops(22) and not plan.drops(5)
 
 
+def _statements(body: list[ast.stmt]) -> list[tuple]:
+    """What positions read of a tree: each statement's kind, first line (decorators included) and,
+    for a class or def, its body's statements."""
+    return [
+        (type(s).__name__, min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]),
+         _statements(s.body) if isinstance(s, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) else None)
+        for s in body
+    ]
+
+
+def test_the_reduced_tree_is_the_reduced_text_parsed_without_parsing_it():
+    code = """\
+        import torch
+
+
+        def hot(x):
+            if x.size(0) == 1:
+                return x
+            return x
+
+
+        def cold(x):
+            import math
+            y = math.pi * 2
+            return y
+
+
+        def only_imports():
+            import os
+
+
+        if torch.cuda.is_available():
+            @torch.no_grad()
+            def guarded(x):
+                return x
+        else:
+            class Net(torch.nn.Module):
+                @torch.no_grad()
+                def forward(self, x):
+                    # a comment
+                    return x
+    """
+    text = textwrap.dedent(code)
+    tree = ast.parse(text)
+    before = ast.dump(tree, include_attributes=True)
+    plan = candidates.plan(text, tree, visitors(["ZL101"]), ALL)
+    assert plan is not None and plan.candidates == 1 and plan.units == 5
+    assert _statements(plan.tree.body) == _statements(ast.parse(plan.text).body)
+    assert ast.dump(tree, include_attributes=True) == before  # the file's own tree is not touched
+    # the blanked defs: `...` on the def's first line (its decorator's), or after the kept imports
+    cold, only_imports = plan.tree.body[2], plan.tree.body[3]
+    assert [type(s).__name__ for s in cold.body] == ["Import", "Expr"] and cold.body[1].lineno == 12
+    assert [type(s).__name__ for s in only_imports.body] == ["Import"]
+    assert plan.tree.body[4].body[0].lineno == 21 and plan.tree.body[4].orelse[0].body[0].lineno == 26
+
+
 def test_a_helper_called_from_a_candidate_is_kept_and_its_findings_left_out():
     code = """\
         def seq_len(x):

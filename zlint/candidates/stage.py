@@ -28,6 +28,7 @@ the doc examples (run on both paths) and ``tests/candidates/test_candidates.py``
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,8 @@ class Plan:
     dropped: list[tuple[int, int]]
     candidates: int
     units: int
+    #: the statements of ``text`` as ``ast`` parses them, made without parsing (positions)
+    tree: ast.Module | None = None
 
     def drops(self, line: int) -> bool:
         return any(first <= line <= last for first, last in self.dropped)
@@ -153,7 +156,10 @@ def plan(
     blanked = found.blanked(found.context(found.candidates))
     if not blanked:
         return None
-    return Plan(_blank(text, found.lines, blanked), dropped_lines(found), len(found.candidates), len(found.units))
+    return Plan(
+        _blank(text, found.lines, blanked), dropped_lines(found), len(found.candidates), len(found.units),
+        _blank_tree(tree, blanked),
+    )
 
 
 def dropped_lines(found: Split) -> list[tuple[int, int]]:
@@ -424,3 +430,63 @@ def _blank(text: str, lines: list[str], units: list[Unit]) -> str:
         if i < len(ends):
             out.append(ends[i])
     return "".join(out)
+
+
+_NESTED_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _blank_tree(tree: ast.Module, units: list[Unit]) -> ast.Module:
+    """The statements of :func:`_blank`'s text as ``ast`` would parse them, built from ``tree``
+    (which stays as it is) instead of parsing the text again: each blanked unit's definition
+    becomes its ``...`` (or keeps its ``def`` line and top-level imports). Only statements and
+    their lines are right, what :mod:`zlint.cst.positions` pairs with LibCST's statements (and
+    checks against the text)."""
+    blanked = {id(u.node): u for u in units}
+
+    def rebuilt(statements: list) -> list | None:
+        out, changed = [], False
+        for statement in statements:
+            unit = blanked.get(id(statement))
+            if unit is not None:
+                out.extend(_blanked_statements(unit))
+                changed = True
+                continue
+            if not isinstance(statement, FUNCTIONS):  # a nested def is never a unit
+                copied = None
+                for name in _NESTED_FIELDS:
+                    inner = getattr(statement, name, None)
+                    if isinstance(inner, list) and inner:
+                        new = rebuilt(inner)
+                        if new is not None:
+                            copied = copied or copy.copy(statement)
+                            setattr(copied, name, new)
+                if copied is not None:
+                    statement, changed = copied, True
+            out.append(statement)
+        return out if changed else None
+
+    body = rebuilt(tree.body)
+    return tree if body is None else ast.Module(body=body, type_ignores=[])
+
+
+def _blanked_statements(unit: Unit) -> list[ast.stmt]:
+    """What :func:`_blank` leaves of ``unit``: ``...`` on its first line, or, when its body has
+    top-level imports, the definition with those imports and ``...`` on the first line left."""
+    node, body = unit.node, unit.node.body
+    imports = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    if not imports:
+        return [_ellipsis(unit.first_line)]
+    taken = {n for s in imports for n in range(s.lineno, (s.end_lineno or s.lineno) + 1)}
+    last = node.end_lineno or body[-1].lineno
+    free = next((n for n in range(_statement_start(body[0]), last + 1) if n not in taken), None)
+    kept = list(imports)
+    if free is not None:
+        kept.append(_ellipsis(free))
+        kept.sort(key=lambda s: s.lineno)
+    copied = copy.copy(node)
+    copied.body = kept
+    return [copied]
+
+
+def _ellipsis(line: int) -> ast.Expr:
+    return ast.Expr(ast.Constant(...), lineno=line, col_offset=0, end_lineno=line, end_col_offset=3)

@@ -134,7 +134,7 @@ def _parse_and_run(
 ) -> list[Diagnostic] | FileError:
     """Parse ``text``, or the text the candidate stage ``reduced`` it to, and run ``rules``."""
     if reduced is not None and reduced.text is not None:
-        outcome = _parse_and_run(reduced.text, path, rules, settings)
+        outcome = _parse_and_run(reduced.text, path, rules, settings, tree=reduced.tree)
         if isinstance(outcome, FileError):
             return outcome
         return [d for d in outcome if not reduced.drops(d.line)]
