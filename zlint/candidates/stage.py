@@ -394,33 +394,30 @@ def _blankable(unit: Unit, lines: list[str]) -> bool:
     return top == sum(1 for _ in unit.summary.of(ast.Import, ast.ImportFrom))
 
 
+def _blanked_span(unit: Unit) -> tuple[list[ast.stmt], set[int], int, int]:
+    """How :func:`_blank` blanks ``unit``: the top-level imports of its body (kept, the import map
+    is the file's, fed in source order) and their lines, and the first and last lines that go
+    otherwise (comments too), ``...`` on the first of them that is no import's. With no import
+    the whole definition goes, decorators and signature too (what the facts read of a function
+    they do not need is its return values: none here)."""
+    body = unit.node.body
+    imports = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    taken = {n for s in imports for n in range(s.lineno, (s.end_lineno or s.lineno) + 1)}
+    start = _statement_start(body[0]) if imports else unit.first_line
+    return imports, taken, start, unit.node.end_lineno or body[-1].lineno
+
+
 def _blank(text: str, lines: list[str], units: list[Unit]) -> str:
-    """``text`` with ``units`` replaced by ``...`` and blank lines; a unit whose body has
-    top-level imports keeps them and its ``def`` line (the import map is the file's, fed in
-    source order)."""
+    """``text`` with ``units`` replaced by ``...`` and blank lines (:func:`_blanked_span`)."""
     lines = list(lines)
     ends = _LINE_ENDS.findall(text)
     for unit in units:
-        body = unit.node.body
-        last = unit.node.end_lineno or body[-1].lineno
-        first_line = lines[_statement_start(body[0]) - 1]
+        _, taken, start, last = _blanked_span(unit)
+        first_line = lines[start - 1]
         indent = first_line[: len(first_line) - len(first_line.lstrip(" \t"))]
-        # every line from the body's first statement to its end goes (comments too), except
-        # the top-level imports; `...` takes the first statement's place
-        imports = {
-            number for statement in body if isinstance(statement, (ast.Import, ast.ImportFrom))
-            for number in range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
-        }
-        start = _statement_start(body[0])
-        if not imports:
-            # no import to keep: the whole definition goes, decorators and signature too (what
-            # the facts read of a function they do not need is its return values: none here)
-            start = unit.first_line
-            first_line = lines[start - 1]
-            indent = first_line[: len(first_line) - len(first_line.lstrip(" \t"))]
         placed = False
         for number in range(start, last + 1):
-            if number in imports:
+            if number in taken:
                 continue
             lines[number - 1] = "" if placed else indent + "..."
             placed = True
@@ -472,18 +469,15 @@ def _blank_tree(tree: ast.Module, units: list[Unit]) -> ast.Module:
 def _blanked_statements(unit: Unit) -> list[ast.stmt]:
     """What :func:`_blank` leaves of ``unit``: ``...`` on its first line, or, when its body has
     top-level imports, the definition with those imports and ``...`` on the first line left."""
-    node, body = unit.node, unit.node.body
-    imports = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    imports, taken, start, last = _blanked_span(unit)
     if not imports:
-        return [_ellipsis(unit.first_line)]
-    taken = {n for s in imports for n in range(s.lineno, (s.end_lineno or s.lineno) + 1)}
-    last = node.end_lineno or body[-1].lineno
-    free = next((n for n in range(_statement_start(body[0]), last + 1) if n not in taken), None)
+        return [_ellipsis(start)]
+    free = next((n for n in range(start, last + 1) if n not in taken), None)
     kept = list(imports)
     if free is not None:
         kept.append(_ellipsis(free))
         kept.sort(key=lambda s: s.lineno)
-    copied = copy.copy(node)
+    copied = copy.copy(unit.node)
     copied.body = kept
     return [copied]
 
