@@ -15,20 +15,12 @@ import libcst as cst
 
 from zlint.facts.loops import assigned_names
 from zlint.facts.tensor_evidence import is_plain_value
-from zlint.facts.values import BLOCKS, statement_children
+from zlint.facts.values import statements_below
 
 
 def _own_statements(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
-    """The small statements of ``function``'s body and the compound statements that hold them
-    (each before what it holds), nested defs and classes excepted."""
-    todo: list[cst.CSTNode] = [function.body]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            yield from current.body
-        elif isinstance(current, BLOCKS) and not isinstance(current, (cst.ClassDef, cst.FunctionDef)):
-            yield current
-            todo.extend(statement_children(current))
+    """The statements of ``function``'s body, nested defs and classes excepted."""
+    return statements_below(function.body, (cst.ClassDef, cst.FunctionDef))
 
 
 def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression | None]:

@@ -8,6 +8,8 @@ functions live in :mod:`zlint.facts.vocabulary`, which the ``ast`` candidate sta
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from zlint.cst.batched import field_order
@@ -67,16 +69,23 @@ BLOCKS = (
 )
 
 
-def _assignments(node: cst.CSTNode):
-    """The Assign/AnnAssign statements below ``node``, nested classes excepted."""
+def statements_below(node: cst.CSTNode, skipped: tuple[type, ...]) -> Iterator[cst.CSTNode]:
+    """The small statements below ``node`` and the blocks and compound statements that hold them
+    (each before what it holds), none inside a ``skipped`` compound statement."""
     todo = [node]
     while todo:
         current = todo.pop()
         if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            yield from (s for s in current.body if isinstance(s, (cst.Assign, cst.AnnAssign)))
-        elif isinstance(current, BLOCKS) and not isinstance(current, cst.ClassDef):
-            # a nested class has its own attributes
+            yield from current.body
+        elif isinstance(current, BLOCKS) and not isinstance(current, skipped):
+            yield current
             todo.extend(statement_children(current))
+
+
+def _assignments(node: cst.CSTNode):
+    """The Assign/AnnAssign statements below ``node``, nested classes excepted (a nested class
+    has its own attributes)."""
+    return (s for s in statements_below(node, (cst.ClassDef,)) if isinstance(s, (cst.Assign, cst.AnnAssign)))
 
 
 def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
