@@ -140,6 +140,8 @@ def run(request: Request) -> Outcome:
     ):
         if count:
             outcome.notes.append(f"{count} finding{'' if count == 1 else 's'} hidden {where}; --scope all shows them")
+    if first.workload is not None and outcome.linted:
+        _decide_by_workload(outcome, first.workload)
     if request.stdin is not None and request.fix:
         outcome.fixed_source = request.stdin
         if outcome.fixer is not None and outcome.fixer.sources:
@@ -157,6 +159,22 @@ def run(request: Request) -> Outcome:
             raise RunError(verified)
         outcome.diagnostics = verified
     return outcome
+
+
+def _decide_by_workload(outcome: Outcome, path: str) -> None:
+    """The workload step: a run is one deployment, so the first file's ``workload`` decides every
+    finding of the run (:mod:`zlint.workload.decide`)."""
+    from zlint.scope.placement import about_compiled_code
+    from zlint.workload.decide import decide
+    from zlint.workload.model import WorkloadError, load_workload
+
+    try:
+        workload = load_workload(path)
+    except WorkloadError as exc:
+        raise RunError(str(exc)) from None
+    decided = decide(outcome.diagnostics, workload, about_compiled_code)
+    outcome.diagnostics = decided.diagnostics
+    outcome.notes.extend(decided.notes(f"workload {display_path(Path(path))}"))
 
 
 def _stdin_target(request: Request, resolver: SettingsResolver) -> tuple[str, Settings] | None:

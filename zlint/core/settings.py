@@ -64,6 +64,9 @@ class Settings:
     verify_examples: tuple[str, ...] = ()
     #: ``docs-url``: the docs site the reports link each rule's page on (``ZLINT_DOCS_URL`` wins)
     docs_url: str | None = None
+    #: ``workload``: a workload file (``zlint record``), absolute; findings are decided by what it
+    #: recorded (:mod:`zlint.workload.decide`)
+    workload: str | None = None
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -180,6 +183,11 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
             if not isinstance(value, str) or not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$", value):
                 raise ConfigError(path, "[tool.zlint] docs-url must be a URL such as 'https://example.org/zlint/'")
             kwargs["docs_url"] = value
+        elif key == "workload":
+            if not isinstance(value, str) or not value:
+                raise ConfigError(path, "[tool.zlint] workload must be the path of a workload file (zlint record)")
+            base = Path(path).parent if path else Path.cwd()
+            kwargs["workload"] = str((base / value).resolve())
         elif key == "compiled-only":
             if not isinstance(value, bool):
                 raise ConfigError(path, "[tool.zlint] compiled-only must be true or false")
@@ -214,6 +222,7 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
         else:
             names = [
                 *_LIST_KEYS, *_CHOICE_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify", "docs-url",
+                "workload",
             ]
             known = ", ".join(sorted(names))
             raise ConfigError(path, f"unknown key {key!r} in [tool.zlint] (known: {known})")

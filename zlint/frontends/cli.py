@@ -130,6 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
         "what costs under mark_unbacked/backed_size_oblivious",
     )
     parser.add_argument(
+        "--workload", metavar="FILE",
+        help="decide findings by a recorded workload (zlint record): hide what it never ran and sizes it "
+        "held constant, and say why each reported size varies",
+    )
+    parser.add_argument(
         "--jobs", type=_jobs, default=None, metavar="N",
         help="worker processes for linting (default: all cores) and for --verify (default 1)",
     )
@@ -260,6 +265,10 @@ def check(args: argparse.Namespace) -> int:
     overrides["compiled_only"] = args.compiled_only
     overrides["scope"] = args.scope
     overrides["target"] = args.target
+    if args.workload is not None:
+        import os
+
+        overrides["workload"] = os.path.abspath(args.workload)
     overrides["exclude"] = args.exclude
     overrides["extend_exclude"] = args.extend_exclude
     request = pipeline.Request(
