@@ -401,3 +401,29 @@ class Head(torch.nn.Module):
         return outs
 """
     assert zl2(code) == [(9, 18, "ZL201"), (11, 18, "ZL201")]
+
+
+def test_math_and_numpy_functions_dynamo_runs_on_the_concrete_int():
+    # measured on 2.14 (sizes 2..6): copysign/log and np.ceil took a graph per size; the SymNode
+    # ops (ceil, sqrt, log2: TorchData.symbolic_math) and numpy on tensors took none
+    code = """\
+import math
+import numpy as np
+import torch
+def f(x: torch.Tensor, scale: float):
+    batch = x.shape[0]
+    s = math.copysign(1.0, batch)
+    k = np.ceil(x.size(1) / 4)
+    g = math.log(batch)
+    a = math.ceil(batch / 2)
+    b = math.sqrt(batch)
+    c = math.log2(batch)
+    d = math.log(scale)
+    e = np.ones(3)
+    h = np.sqrt(x.dim())
+    return x
+"""
+    for version in ("2.13", "2.14"):
+        assert zl2(code, Settings(select=("ZL207",), torch_version=version)) == [
+            (6, 9, "ZL207"), (7, 9, "ZL207"), (8, 9, "ZL207"),
+        ]

@@ -20,6 +20,7 @@ import json
 import pkgutil
 import re
 import sys
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -138,6 +139,11 @@ class TorchData:
     compile_only_options: frozenset[str]
     limits: dict[str, int]
     names: dict[str, frozenset[str]]
+    #: the ``math`` functions dynamo evaluates on a symbolic size without specializing it (torch's
+    #: SymNode implements them: ``ceil``, ``floor``, ``trunc``, ``sqrt``, ``cos``, ...); any other
+    #: ``math`` function, and every numpy function, gets the concrete int and guards on it. None:
+    #: the file predates the key (the loader borrows the nearest version's)
+    symbolic_math: frozenset[str] | None = None
 
     def has_option(self, key: str) -> bool:
         """torch accepts ``-`` for ``_`` in option keys."""
@@ -162,6 +168,7 @@ def _from_json(raw: dict[str, Any], requested: str | None) -> TorchData:
         compile_only_options=frozenset(raw["compile_only_options"]),
         limits=raw["dynamo_limits"],
         names={ns: frozenset(names) for ns, names in raw["names"].items()},
+        symbolic_math=frozenset(raw["symbolic_math"]) if "symbolic_math" in raw else None,
     )
 
 
@@ -186,7 +193,16 @@ def _load(version: str) -> TorchData:
     chosen = wanted if wanted in versions else nearest_version(wanted, versions)
     name = format_version(chosen)
     raw = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    return _from_json(raw, None if chosen == wanted else format_version(wanted))
+    data = _from_json(raw, None if chosen == wanted else format_version(wanted))
+    if data.symbolic_math is None:  # a file made before the key: the nearest version that has it
+        others = [v for v in versions if v != chosen]
+        while others and data.symbolic_math is None:
+            near = nearest_version(chosen, others)
+            others.remove(near)
+            borrowed = json.loads((DATA_DIR / f"{format_version(near)}.json").read_text(encoding="utf-8"))
+            if "symbolic_math" in borrowed:
+                data = dataclasses.replace(data, symbolic_math=frozenset(borrowed["symbolic_math"]))
+    return data
 
 
 def torch_data(version: str | None = None, settings: Any = None) -> TorchData:
@@ -271,9 +287,20 @@ def extract(torch: ModuleType) -> dict[str, Any]:
         for name in ("mark_dynamic", "maybe_mark_dynamic", "mark_static")
         if callable(getattr(dynamo, name, None))
     }
+    # the math functions a SymNode answers symbolically: its magic methods and its _sym_* ops
+    import math
+
+    sym_node = importlib.import_module("torch.fx.experimental.sym_node")
+    symbolic_math = sorted(
+        name for name in dir(math)
+        if not name.startswith("_") and (
+            hasattr(sym_node.SymNode, f"_sym_{name}") or name in getattr(sym_node, "METHOD_TO_OPERATOR", {})
+        )
+    )
     return {
         "schema": SCHEMA,
         "torch": version,
+        "symbolic_math": symbolic_math,
         "compile_parameters": sorted(signature.parameters),
         "compile_positional": positional,
         "modes": modes,
