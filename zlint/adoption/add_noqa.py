@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zlint.core.atomic import atomic_write
+from zlint.core.atomic import atomic_write, read_snapshot
 from zlint.core.diagnostics import Diagnostic
 from zlint.core.noqa import INLINE, UNUSED_NOQA_CODE, for_tokenize, physical_lines
 
@@ -76,7 +76,8 @@ def add_noqa(path: str | Path, diagnostics: Iterable[Diagnostic]) -> NoqaEdit:
     if not wanted:
         return edit
 
-    data = Path(path).read_bytes()
+    snapshot = read_snapshot(path)
+    data = snapshot.data
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)  # 'utf-8-sig' keeps a BOM
     text = data.decode(encoding)
     lines = physical_lines(text, keepends=True)
@@ -91,7 +92,7 @@ def add_noqa(path: str | Path, diagnostics: Iterable[Diagnostic]) -> NoqaEdit:
         lines[lineno - 1] = new_body + raw[len(body):]
         edit.added += len(added)
     if edit.added:
-        atomic_write(path, "".join(lines).encode(encoding), expected=data)
+        atomic_write(path, "".join(lines).encode(encoding), expected=snapshot)
     return edit
 
 
