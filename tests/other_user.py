@@ -52,7 +52,8 @@ def _interpreters() -> list[str]:
     """This interpreter, then the system's of the same version: a virtual environment may
     point into root's home, which no other user may enter."""
     found = [sys.executable]
-    same_version = shutil.which(f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/local/bin:/usr/bin")
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    same_version = shutil.which(f"python{version}", path="/usr/local/bin:/usr/bin")
     if same_version and same_version not in found:
         found.append(same_version)
     return found
@@ -101,3 +102,11 @@ def shared_directory() -> Iterator[Path]:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def owner_names(uid: int, gid: int) -> str:
+    """``user:group`` as zlint's refusals name a file's owner."""
+    import grp
+    import pwd
+
+    return f"{pwd.getpwuid(uid).pw_name}:{grp.getgrgid(gid).gr_name}"

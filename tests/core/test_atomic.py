@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from other_user import owner_names
 from zlint.core.atomic import ChangedOnDisk, WriteRefused, atomic_write, read_snapshot
 
 
@@ -285,13 +286,6 @@ except OSError as exc:
 """
 
 
-def _owner_names(uid: int, gid: int) -> str:
-    import grp
-    import pwd
-
-    return f"{pwd.getpwuid(uid).pw_name}:{grp.getgrgid(gid).gr_name}"
-
-
 def _state(path: Path) -> tuple[bytes, int, int, int]:
     info = path.stat()
     return path.read_bytes(), info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)
@@ -315,7 +309,7 @@ def test_users_own_read_only_file_is_refused(shared_dir, nobody):
     assert result.returncode == 3, result.stderr
     assert result.stdout == (
         "WriteRefused: permission denied: this user may not write it "
-        f"(owner {_owner_names(nobody.uid, nobody.gid)}, mode 0444)\n"
+        f"(owner {owner_names(nobody.uid, nobody.gid)}, mode 0444)\n"
     )
     assert _state(path) == (b"old\n", nobody.uid, nobody.gid, 0o444)
     assert leftovers(folder) == []
@@ -329,7 +323,7 @@ def test_root_file_in_a_world_writable_folder_is_refused(shared_dir, nobody):
     result = nobody.python("-c", WRITE_AS_USER, str(path), cwd=folder)
     assert result.returncode == 3, result.stderr
     assert result.stdout == (
-        f"WriteRefused: permission denied: this user may not write it (owner {_owner_names(0, 0)}, mode 0644)\n"
+        f"WriteRefused: permission denied: this user may not write it (owner {owner_names(0, 0)}, mode 0644)\n"
     )
     assert _state(path) == (b"old\n", 0, 0, 0o644)
     assert leftovers(folder) == []
@@ -344,7 +338,7 @@ def test_writable_file_whose_owner_cannot_be_kept_is_refused(shared_dir, nobody)
     result = nobody.python("-c", WRITE_AS_USER, str(path), cwd=folder)
     assert result.returncode == 3, result.stderr
     assert result.stdout == (
-        f"WriteRefused: owner {_owner_names(0, 0)}, mode 0666: "
+        f"WriteRefused: owner {owner_names(0, 0)}, mode 0666: "
         "the new file could not keep that owner and group, so it was not replaced\n"
     )
     assert _state(path) == (b"old\n", 0, 0, 0o666)

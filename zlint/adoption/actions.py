@@ -53,6 +53,7 @@ def adopt(
                 edit = add_noqa(path, diags)
             except (OSError, ChangedOnDisk) as exc:
                 out.errors.append(FileError(path, f"cannot add noqa: {exc}"))
+                left.extend(diags)  # not suppressed, so still reported
                 continue
             added += edit.added
             files += 1 if edit.added else 0
