@@ -4,6 +4,7 @@ ones show, and the baseline works from any working directory."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,28 @@ def test_a_baseline_of_another_user_is_not_taken_over(shared_dir, nobody):
     )
     info = baseline.stat()
     assert (baseline.read_text(encoding="utf-8"), info.st_uid, info.st_gid) == ("{}\n", 0, 0)
+
+
+def test_a_baseline_swapped_for_a_symlink_while_written_is_one_line_exit_2(project, monkeypatch):
+    """The swap lands after zlint resolved the name: the link is neither followed nor replaced."""
+    victim = project / "victim.txt"
+    victim.write_text("mine\n", encoding="utf-8")
+    baseline = project / "zlint-baseline.json"
+    baseline.write_text("{}\n", encoding="utf-8")
+    resolve = os.path.realpath
+
+    def resolve_then_swap(name, *args, **kwargs):
+        resolved = resolve(name, *args, **kwargs)
+        if Path(name).name == baseline.name and not baseline.is_symlink():
+            baseline.unlink()
+            baseline.symlink_to(victim)
+        return resolved
+
+    monkeypatch.setattr(os.path, "realpath", resolve_then_swap)
+    result = zlint("--no-cache", "--write-baseline", baseline.name, "src", cwd=project)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "zlint: error: zlint-baseline.json: cannot write: became a symbolic link before zlint could write it\n"
+    )
+    assert victim.read_text(encoding="utf-8") == "mine\n"
+    assert baseline.is_symlink()

@@ -66,7 +66,8 @@ def _with_codes(line: str, comment: tuple[int, int] | None, codes: list[str]) ->
 def add_noqa(path: str | Path, diagnostics: Iterable[Diagnostic]) -> NoqaEdit:
     """Suppress ``diagnostics`` (all in ``path``) with noqa comments; writes only on change.
 
-    Raises OSError (and :class:`zlint.core.atomic.ChangedOnDisk`) when the file cannot be updated.
+    Raises OSError (:class:`zlint.core.atomic.ChangedOnDisk` and ``WriteRefused`` among them) when
+    the file cannot be updated.
     """
     edit = NoqaEdit(str(path))
     wanted: dict[int, list[str]] = {}

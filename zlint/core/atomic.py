@@ -33,9 +33,11 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-class ChangedOnDisk(Exception):
-    """The file is no longer what zlint read; it was not overwritten. ``str()`` says how, in a
-    few words without the path (the caller names the file and what was not done)."""
+class ChangedOnDisk(OSError):
+    """The file is no longer what zlint read (or what was checked); it was not overwritten.
+    ``str()`` says how, in a few words without the path (the caller names the file and what was
+    not done). An ``OSError``, so that writers without ``expected`` (cache, baseline, report),
+    which may meet a swap too, report or skip it as any failed write."""
 
 
 class WriteRefused(OSError):
