@@ -31,6 +31,8 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # a FIFO put in the target's place must not block the open
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# Windows: os.read in text mode would turn CRLF into LF and the bytes would never compare equal
+_BINARY = getattr(os, "O_BINARY", 0)
 
 
 class ChangedOnDisk(OSError):
@@ -86,7 +88,7 @@ def _who(info: os.stat_result) -> str:
 
 def _open_target(target: Path, reading: bool) -> int | None:
     """The target opened for writing (and reading, to compare bytes), or None when there is none."""
-    flags = (os.O_RDWR if reading else os.O_WRONLY) | _NOFOLLOW | _NONBLOCK | _CLOEXEC
+    flags = (os.O_RDWR if reading else os.O_WRONLY) | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY
     try:
         return os.open(target, flags)
     except FileNotFoundError:
