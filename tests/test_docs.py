@@ -138,11 +138,16 @@ def test_a_stale_output_is_found_and_updated(tmp_path: Path):
 
 
 @pytest.mark.parametrize("page", [ROOT / "README.md", *DOC_PAGES], ids=lambda p: p.name)
-def test_config_snippets_are_accepted_by_the_settings_parser(page: Path):
+def test_config_snippets_are_accepted_by_the_settings_parser(page: Path, tmp_path: Path):
     for block in fenced_blocks(page.read_text(encoding="utf-8"), "toml"):
         table = tomllib.loads(block).get("tool", {}).get("zlint")
         assert table is not None, block
-        settings_from_table(table, str(page), ROOT)  # raises on an unknown key or code
+        # the snippet as the pyproject.toml of a project that has the example files it names
+        # (the settings check they exist)
+        for name in table.get("verify", {}).get("examples", []):
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).touch()
+        settings_from_table(table, str(tmp_path / "pyproject.toml"), tmp_path)  # raises on an unknown key or code
 
 
 def test_the_full_settings_example_names_every_setting():

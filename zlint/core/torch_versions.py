@@ -41,6 +41,11 @@ SIMPLE_TYPES = {"bool": bool, "int": int, "float": float, "str": str}
 SYMBOLIC_SINCE = (2, 13, 0)
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
+#: the whole of a version a user may write: a release with optional PEP 440 pre-, post-, dev- and
+#: local parts ("2.13", "2.13.0", "2.14.0rc1", "2.15.0.dev20250101", "2.13.0+cpu")
+_SETTING = re.compile(r"^\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[A-Za-z0-9.]+)?$")
+#: torch.compile, what zlint's rules are about, first shipped in torch 2.0
+FIRST_SUPPORTED = (2, 0, 0)
 
 
 class TorchVersionError(ValueError):
@@ -61,13 +66,29 @@ def format_version(version: tuple[int, int, int]) -> str:
 
 
 def validate_torch_version(value: Any) -> str:
-    """The normalized ``torch-version`` setting (``"2.13"`` -> ``"2.13.0"``); raises on bad values."""
+    """The normalized ``torch-version`` setting (``"2.13"`` -> ``"2.13.0"``); raises on a value
+    that is not a version, or a version outside :func:`supported_versions`."""
     if not isinstance(value, str):
         raise TorchVersionError(f"torch-version must be a string like '2.13', not {value!r}")
+    if not _SETTING.match(value.strip()):
+        raise TorchVersionError(f"not a torch version: {value!r} (expected e.g. '2.13' or '2.13.0')")
     version = parse_version(value)
-    if version[0] < 1 or version[0] > 9:
-        raise TorchVersionError(f"not a torch version: {value!r}")
+    first, last_major = supported_versions()
+    if not first <= version < (last_major + 1, 0, 0):
+        shipped = ", ".join(format_version(v) for v in known_versions())
+        raise TorchVersionError(
+            f"torch-version {value!r} is not supported: zlint supports torch {first[0]}.{first[1]} to "
+            f"{last_major}.x (facts shipped for {shipped}; other releases use the nearest)"
+        )
     return format_version(version)
+
+
+def supported_versions() -> tuple[tuple[int, int, int], int]:
+    """The oldest torch the setting may name, and the newest major release: torch.compile's
+    first release, up to the major version of the newest shipped facts (a new major version may
+    change what the facts mean, so its nearest data would be a guess)."""
+    versions = known_versions()
+    return FIRST_SUPPORTED, max(versions)[0] if versions else FIRST_SUPPORTED[0]
 
 
 def known_versions() -> list[tuple[int, int, int]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zlint.core.atomic import ChangedOnDisk, atomic_write
+from zlint.core.atomic import ChangedOnDisk, Snapshot, atomic_write, read_snapshot
 from zlint.core.diagnostics import Applicability, Diagnostic, FileError, Fix
 from zlint.core.source import SourceError, check_syntax
 from zlint.engine import lint as engine
@@ -141,11 +141,13 @@ def fix_file(
     are placed as the run places them (None: by the file alone, as ``zlint FILE``). ``data``: the
     file's bytes from elsewhere (stdin), fixed and never written."""
     name = str(path)
+    snapshot: Snapshot | None = None
     if data is not None:
         write = False
     else:
         try:
-            data = Path(path).read_bytes()
+            snapshot = read_snapshot(path)
+            data = snapshot.data
         except OSError:
             first = engine.lint_file(path, settings)  # the same one-line error as without --fix
             return FixOutcome(name, first.diagnostics, error=first.error)
@@ -175,9 +177,9 @@ def fix_file(
         )
         return outcome
     try:
-        atomic_write(path, bom + text.encode(encoding), expected=data)
-    except ChangedOnDisk:
-        outcome.error = FileError(name, "changed on disk since it was read; fixes not written")
+        atomic_write(path, bom + text.encode(encoding), expected=snapshot)
+    except ChangedOnDisk as exc:
+        outcome.error = FileError(name, f"{exc}; fixes not written")
         outcome.diagnostics, outcome.fixed = first.diagnostics, 0
     except OSError as exc:
         outcome.error = FileError(name, f"cannot write fixes: {exc.strerror or exc}")

@@ -262,6 +262,8 @@ def check(args: argparse.Namespace) -> int:
             registry.expand_all(value or ())
     except registry.UnknownSelector as exc:
         return _error(str(exc))
+    # checked as typed (an error quotes it), kept as the registry spells codes, as [tool.zlint]'s
+    overrides = {key: None if value is None else registry.canonical(value) for key, value in overrides.items()}
     overrides["compiled_only"] = args.compiled_only
     overrides["scope"] = args.scope
     overrides["target"] = args.target
