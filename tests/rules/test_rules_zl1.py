@@ -70,7 +70,10 @@ def attn(q, k, v):
 """
     assert codes_at(code) == [(4, 62, "ZL101")]
     finding = lint(code)[0]
-    assert "passes on a size being 0/1: blocks single-graph mode" in finding.message
+    assert finding.message == (
+        "`q_len > 1` passes on a size being 0 or 1: blocks single-graph mode; "
+        "pass a value that does not test the size (an explicit mask, a constant)"
+    )
     assert finding.tier == "single-graph"
 
 
