@@ -8,7 +8,6 @@ from zlint.rules.api import Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
 from zlint.rules.calls import snippet
 
-
 #: Validations are not reported here, so every finding is a real branch: torch._check would turn
 #: its other side into an error. Slicing clamps and padding by 0 is a no-op, so most thresholds
 #: and divisibility tests can go; torch.cond keeps both sides in one graph.
