@@ -197,6 +197,44 @@ def test_a_stale_output_is_found_and_updated(tmp_path: Path):
     assert SYNC.output_blocks(page.read_text(encoding="utf-8")) == [(command, stale.wanted)]
 
 
+def test_update_refuses_a_sample_that_fails_and_writes_nothing(tmp_path: Path, monkeypatch, capsys):
+    """A failing command must not end up in the docs as their output (issue 35: flake8's and
+    torch's errors were written into integrations.md and verify.md): one line, exit 2, and no
+    file written, not even one whose samples ran."""
+    stale = tmp_path / "stale.md"
+    stale.write_text("<!-- zlint-output -->\n```text\n$ zlint --select ZL102 examples/likes_pooler.py\nold\n```\n")
+    broken = tmp_path / "broken.md"
+    broken.write_text("<!-- zlint-output -->\n```text\n$ zlint --no-such-option examples/likes_pooler.py\nold\n```\n")
+    monkeypatch.setattr(SYNC, "doc_files", lambda: [stale, broken])
+    assert SYNC.main(["--update"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(
+        "sync_docs: error: cannot regenerate `$ zlint --no-such-option examples/likes_pooler.py`: exit 2: "
+    )
+    assert "unrecognized arguments: --no-such-option" in err and err.count("\n") == 1
+    for page in (stale, broken):
+        assert page.read_text().endswith("\nold\n```\n")
+
+
+def test_a_missing_tool_is_named_instead_of_run(monkeypatch):
+    """``python -m flake8`` without flake8 exits 1 as flake8 does on findings: the tools a sample
+    needs are looked up first."""
+    real = importlib.util.find_spec
+    absent = {"flake8", "torch"}
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in absent else real(name, *a))
+    for command, missing in (
+        ("$ flake8 --select ZL examples/likes_pooler.py", "flake8 is not installed"),
+        ("$ zlint --verify --select ZL101 examples/likes_pooler.py", "torch is not installed"),
+        ("$ python docs/snippets/verify_report.py", "torch is not installed"),
+    ):
+        with pytest.raises(SYNC.SampleError) as raised:
+            SYNC.zlint_output(command)
+        assert str(raised.value) == f"cannot regenerate `{command}`: {missing}"
+    shown = SYNC.zlint_output("$ zlint --select ZL102 examples/likes_pooler.py")  # zlint needs neither
+    assert shown.startswith("examples/likes_pooler.py:31:12:")
+
+
 @pytest.mark.parametrize("page", [ROOT / "README.md", *DOC_PAGES], ids=lambda p: p.name)
 def test_config_snippets_are_accepted_by_the_settings_parser(page: Path):
     for block in fenced_blocks(page.read_text(encoding="utf-8"), "toml"):
