@@ -5,7 +5,7 @@ the CLI's findings in the server's shape; and the tests' client (:class:`EditorC
 
 The client is pygls's own, run by :func:`asyncio.run` inside a plain test: no pytest plugin for
 asyncio. pytest-lsp would bring pytest-asyncio, whose plugin loads in every pytest session of
-every environment that has it, users' own included, and warns there (issue 35)."""
+every environment that has it, users' own included, and warns there."""
 
 from __future__ import annotations
 

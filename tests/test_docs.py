@@ -198,9 +198,9 @@ def test_a_stale_output_is_found_and_updated(tmp_path: Path):
 
 
 def test_update_refuses_a_sample_that_fails_and_writes_nothing(tmp_path: Path, monkeypatch, capsys):
-    """A failing command must not end up in the docs as their output (issue 35: flake8's and
-    torch's errors were written into integrations.md and verify.md): one line, exit 2, and no
-    file written, not even one whose samples ran."""
+    """A failing command must not end up in the docs as their output (flake8's and torch's errors
+    were once written into integrations.md and verify.md): one line, exit 2, and no file
+    written, not even one whose samples ran."""
     stale = tmp_path / "stale.md"
     stale.write_text("<!-- zlint-output -->\n```text\n$ zlint --select ZL102 examples/likes_pooler.py\nold\n```\n")
     broken = tmp_path / "broken.md"

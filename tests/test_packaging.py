@@ -90,8 +90,8 @@ def _installed_closure(requirements: list[str]) -> dict[str, importlib.metadata.
 
 def test_the_test_extra_brings_no_asyncio_plugin():
     """pytest-asyncio's plugin loads in every pytest session of an environment that has it and,
-    unconfigured, warns there (issue 35: users who installed zlint[test] saw it in their own
-    tests). The server's tests run pygls's client under asyncio.run instead of pytest-lsp."""
+    unconfigured, warns there: users who installed zlint[test] saw it in their own projects'
+    tests. The server's tests run pygls's client under asyncio.run instead of pytest-lsp."""
     extra = _pyproject()["project"]["optional-dependencies"]["test"]
     names = {canonicalize_name(Requirement(r).name) for r in extra}
     assert not names & {"pytest-asyncio", "pytest-lsp"}

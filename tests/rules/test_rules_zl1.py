@@ -104,8 +104,8 @@ CHECK = "state the check with torch._check"
     ],
 )
 def test_zl101_advice_follows_what_the_test_singles_out(body, message):
-    """Issue 35: `use torch._check` on `if n == 0: return empty` would make empty inputs raise;
-    the advice is right for the pattern named."""
+    """`use torch._check` on `if n == 0: return empty` would make empty inputs raise: the advice
+    is right for the pattern named."""
     code = f"import torch\n\n\ndef f(x: torch.Tensor):\n    {body}\n    return x\n"
     (finding,) = [d for d in lint(code) if d.code == "ZL101"]
     subject, advice = message.split(": ", 1)
