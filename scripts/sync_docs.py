@@ -50,8 +50,8 @@ FRAMED = re.compile(
 def skipped(command: str) -> bool:
     """Whether ``command``'s output is left unchecked under ``ZLINT_SYNC_VERIFY=0``: a ``--verify``
     run, or a docs script (they compile with torch: seconds each)."""
-    words = shlex.split(command)
-    slow = "--verify" in words or words[1:2] == ["python"]
+    words = shlex.split(command.removeprefix("$ "))
+    slow = "--verify" in words or words[:1] == ["python"]
     return slow and os.environ.get("ZLINT_SYNC_VERIFY", "1") == "0"
 
 
