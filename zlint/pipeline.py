@@ -192,7 +192,7 @@ def _stdin_target(request: Request, resolver: SettingsResolver) -> tuple[str, Se
 def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileResult]:
     """The fix step: each file with a fix to apply goes through the fix loop, re-linted and placed
     with the run's project index; the other files keep the results the run already has."""
-    from zlint.engine.fixes import FixSession, selected_fixes
+    from zlint.engine.fixes import FixSession, hidden_fixes, selected_fixes
 
     fixer = outcome.fixer = FixSession(request.unsafe_fixes, request.diff, write=request.stdin is None)
     results = list(linted.results)
@@ -202,6 +202,8 @@ def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileRe
             continue
         fixed = fixer.lint(path, settings, scope=linted.project.scope_of(path), data=request.stdin)
         results[index] = FileResult(path, fixed.diagnostics, fixed.error)
+    if not request.unsafe_fixes:
+        fixer.hidden = sum(hidden_fixes(result.diagnostics) for result in results)
     return results
 
 

@@ -46,7 +46,7 @@ def test_text_output_lines_columns_and_exit_code(project):
         ["src/model.py:5:8:", "ZL101"],
         ["src/model.py:7:12:", "ZL102"],
     ]
-    assert "Found 2 findings in 2 files." in proc.stderr
+    assert "Found 2 findings in 1 file (2 files checked)." in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -140,7 +140,7 @@ def test_directories_are_recursed_with_default_excludes(tmp_path):
     write(tmp_path, "pkg/notes.txt", HAZARD)
     proc = run_zlint(".", cwd=tmp_path)
     assert {line.split(":")[0] for line in proc.stdout.splitlines()} == {"pkg/a.py"}
-    assert "in 2 files" in proc.stderr
+    assert proc.stderr == "Found 2 findings in 1 file (2 files checked).\n"  # a.py and the stub
 
 
 def test_explicit_file_is_linted_whatever_its_name(tmp_path):
@@ -408,7 +408,7 @@ def test_jobs_must_be_a_positive_integer(tmp_path, value):
 def test_positive_jobs_are_accepted(tmp_path, value):
     (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x):\n    if x.size(0) == 1:\n        return x\n")
     result = run_zlint("--no-cache", "--jobs", value, "--select", "ZL101", "m.py", cwd=tmp_path)
-    assert (result.returncode, result.stderr) == (1, "Found 1 finding in 1 file.\n")
+    assert (result.returncode, result.stderr) == (1, "Found 1 finding in 1 file (1 file checked).\n")
     assert result.stdout.startswith("m.py:5:8: ZL101 ")
 
 

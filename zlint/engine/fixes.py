@@ -62,6 +62,11 @@ def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
     return "".join(out), applied
 
 
+def hidden_fixes(diagnostics: list[Diagnostic]) -> int:
+    """How many distinct unsafe fixes ``diagnostics`` offer: what ``--unsafe-fixes`` would add."""
+    return len(selected_fixes(diagnostics, True)) - len(selected_fixes(diagnostics, False))
+
+
 def selected_fixes(diagnostics: list[Diagnostic], unsafe: bool) -> list[Fix]:
     fixes = []
     for diag in diagnostics:
@@ -194,6 +199,8 @@ class FixSession:
         self.unsafe, self.diff = unsafe, diff
         self.write = write and not diff
         self.fixed = 0
+        #: unsafe fixes left unapplied for want of ``--unsafe-fixes`` (set by the run's fix step)
+        self.hidden = 0
         self.diffs: list[str] = []
         #: the fixed bytes of the files not written (``zlint - --fix``), in order
         self.sources: list[bytes] = []
@@ -213,5 +220,11 @@ class FixSession:
         noun = "finding" if self.fixed == 1 else "findings"
         if self.diff:
             files = len(self.diffs)
-            return f"Would fix {self.fixed} {noun} in {files} file{'s' if files != 1 else ''}."
-        return f"Fixed {self.fixed} {noun}."
+            done = f"Would fix {self.fixed} {noun} in {files} file{'s' if files != 1 else ''}"
+        else:
+            done = f"Fixed {self.fixed} {noun}"
+        if not self.hidden:
+            return done + "."
+        # as Ruff: a user who ran --fix should learn that more fixes exist and how to get them
+        fixes = "1 unsafe fix" if self.hidden == 1 else f"{self.hidden} unsafe fixes"
+        return f"{done} ({fixes} not applied: --unsafe-fixes applies {'it' if self.hidden == 1 else 'them'})."

@@ -42,6 +42,10 @@ class Fact:
     versus: frozenset[Versus] = frozenset()
     #: the literal constants a size is compared with (for messages)
     constants: tuple[str, ...] = ()
+    #: PREDICATE on a Comparison against 0 or 1: the small sizes the test sets apart from the
+    #: others (``n == 0``, ``n >= 1``: {0}; ``n == 1``: {1}; ``n > 1``, ``n in (0, 1)``: {0, 1}).
+    #: What the test singles out decides the advice: an empty-input guard, a size-1 fast path
+    small: frozenset[int] = frozenset()
     #: TENSOR: known to hold bools (``x > 0``, ``m.bool()``): indexing with it is data-dependent
     boolean: bool = False
     #: TENSOR/SHAPE: dims fixed by what the code does with the tensor (1: channels into a conv,

@@ -247,6 +247,19 @@ def _stdin_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _files(n: int) -> str:
+    return f"{n} file{'' if n == 1 else 's'}"
+
+
+def found_summary(findings: int, with_findings: int, checked: int) -> str:
+    """The text format's last line: the findings, the files that hold them and the files checked
+    (``Found 4 findings in 1 file (11 files checked).``), so that neither count reads as the other."""
+    if not findings:
+        return f"Found 0 findings ({_files(checked)} checked)."
+    noun = "finding" if findings == 1 else "findings"
+    return f"Found {findings} {noun} in {_files(with_findings)} ({_files(checked)} checked)."
+
+
 def check(args: argparse.Namespace) -> int:
     if args.baseline and args.write_baseline:  # before anything is linted or fixed
         return _error("--baseline and --write-baseline cannot be combined")
@@ -324,9 +337,7 @@ def check(args: argparse.Namespace) -> int:
     for error in errors:
         print(f"zlint: error: {error}", file=sys.stderr)
     if args.format == "text" and not args.statistics and not args.quiet:
-        noun = "finding" if len(diagnostics) == 1 else "findings"
-        n = len(files)
-        print(f"Found {len(diagnostics)} {noun} in {n} file{'s' if n != 1 else ''}.", file=sys.stderr)
+        print(found_summary(len(diagnostics), len({d.path for d in diagnostics}), len(files)), file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.verify:  # by default every finding fails, verified or not: --verify only adds proof
