@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import codes_at, lint
+from zlint.core.settings import Settings
 
 
 def test_comparisons_with_zero_and_one_in_every_control_flow_position():
@@ -307,3 +308,26 @@ def decode(input, device):
     return input.to(device) if input.dtype else input
 """
     assert codes_at(code) == []
+
+
+def test_thresholds_made_of_constants_are_thresholds():
+    # diffusers' Upsample2D and torchvision's batched_nms: measured under the workload oracle,
+    # both guard on the size (`32*s30*s91 <= 2147483648`, `4*s97 <= 4000`) and recompile when it flips
+    code = """\
+import torch
+def f(hidden_states: torch.Tensor, boxes: torch.Tensor, scale_factor: float):
+    if hidden_states.numel() * scale_factor > pow(2, 31):
+        hidden_states = hidden_states.contiguous()
+    if boxes.numel() > (4000 if boxes.device.type == "cpu" else 100_000):
+        return boxes
+    if boxes.shape[0] > max(8, 16):
+        return boxes
+    if boxes.shape[0] > len(boxes.shape):
+        return boxes
+    if boxes.shape[0] > max(boxes.shape[1], 2):
+        return boxes
+    return hidden_states
+"""
+    found = [(d.line, d.column + 1, d.code) for d in lint(code, Settings(select=("ZL1",)))]
+    assert found[:3] == [(3, 8, "ZL103"), (5, 8, "ZL103"), (7, 8, "ZL103")]
+    assert all(line != 9 for line, _, _ in found)  # a rank is no threshold

@@ -25,6 +25,8 @@ WIDTH_WORDS = frozenset(
     {"channel", "channels", "chans", "hidden", "embed", "features", "head", "heads", "dim", "groups",
      "classes", "vocab", "model", "planes"}
 )
+#: builtins that make a number of numbers: applied to constants and thresholds, a threshold
+_NUMBER_BUILTINS = frozenset({"pow", "min", "max", "int", "float", "round", "abs"})
 #: Names of a count that a model's structure fixes: the number of axes of a position grid
 RANK_WORDS = frozenset({"ndim", "ndims", "naxes", "axes"})
 #: Words that say a bound name counts something that varies with the input (``bs_embed``: a batch
@@ -153,8 +155,18 @@ class ComparisonFacts:
         if isinstance(node, cst.Subscript):  # config["max_len"], sizes[i]
             return isinstance(node.value, (cst.Name, cst.Attribute))
         if isinstance(node, cst.BinaryOperation):  # 2 * self.window
-            return all(number_literal(side) is not None or self._is_threshold(side) for side in (node.left, node.right))
+            return all(self._constant_or_threshold(side) for side in (node.left, node.right))
+        if isinstance(node, cst.IfExp):  # (4000 if boxes.device.type == "cpu" else 100_000)
+            return all(self._constant_or_threshold(side) for side in (node.body, node.orelse))
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in _NUMBER_BUILTINS:
+            # pow(2, 31), max(self.min_len, 16): a number made of constants and thresholds
+            return bool(node.args) and all(
+                not a.star and a.keyword is None and self._constant_or_threshold(a.value) for a in node.args
+            )
         return False
+
+    def _constant_or_threshold(self, node: cst.BaseExpression) -> bool:
+        return number_literal(node) is not None or self._is_threshold(node)
 
     def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: float) -> Reading:
         """What ``own op value`` compares the underlying size with: ``n - 3 > 0`` is ``n > 3``,
