@@ -84,7 +84,7 @@ def decide(diagnostics: Iterable[Diagnostic], workload, about_compiled_code) -> 
         if not about_compiled_code(d.code):
             decided.diagnostics.append(d)
             continue
-        if not workload.recorded_file(d.path):
+        if workload.recorded(d.path) is None:
             decided.not_loaded += 1
             continue
         if not any(workload.ran(d.path, line) for line in range(d.line, max(d.line, d.end_line) + 1)):
@@ -110,7 +110,7 @@ def sizes_of(d: Diagnostic, workload) -> tuple[list[SizeRecord], int]:
     record of."""
     records: list[SizeRecord] = []
     unseen = 0
-    functions = workload.functions(d.path, d.function) if d.function else []
+    functions = _functions_named(workload, d.path, d.function) if d.function else []
     for origin in d.reads.split():
         record = _record_of(origin, functions)
         if record is None:
@@ -120,6 +120,15 @@ def sizes_of(d: Diagnostic, workload) -> tuple[list[SizeRecord], int]:
     return records, unseen
 
 
+def _functions_named(workload, path: str, function: str) -> list:
+    """The recorded functions of the file whose qualified name is ``function`` (Python's
+    ``f.<locals>.g`` is zlint's ``f.g``); several where the file defines it more than once."""
+    record = workload.recorded(path)
+    if record is None:
+        return []
+    return [f for f in record.functions if f.name.replace(".<locals>", "") == function]
+
+
 def _record_of(origin: str, functions) -> SizeRecord | None:
     """The sizes recorded for ``origin`` (``"x:0"``) over every recorded function of that name
     (a method defined twice, a function redefined under a condition)."""
@@ -127,41 +136,37 @@ def _record_of(origin: str, functions) -> SizeRecord | None:
     sizes: set[int] = set()
     where = ""
     for function in functions:
-        value = function.value(name)
-        if value is None:
-            continue
-        found = _dim_sizes(value, dim)
+        param = function.param(name)
+        found = _dim_sizes(param, dim) if param is not None else None
         if found is None:
             continue
         sizes.update(found)
-        where = where or function.where
+        where = where or f"{function.name} (line {function.line}, {function.calls} calls)"
     if not where:
         return None
     return SizeRecord(origin, tuple(sorted(sizes)), where)
 
 
-def _dim_sizes(value: dict, dim: str) -> set[int] | None:
-    """The sizes one recorded value held in ``dim`` (an int value's own values, whatever the dim;
-    ``*``: the products of its dims' sizes are unknown, so each dim that varies counts as varying
-    with its own sizes)."""
-    kind = value.get("kind")
-    if kind == "sequence" and dim == "0":  # len() of a list of tensors
-        return set(value.get("len", ()))
-    if kind == "int":
-        return set(value.get("values", ()))
-    if kind != "tensor":
+def _dim_sizes(param, dim: str) -> set[int] | None:
+    """The sizes one recorded parameter held in ``dim``: an int parameter's own values, the
+    length of a list of tensors (``len(boxes)``), a tensor dim's sizes; ``*`` (``numel()``): the
+    sizes of the dims that varied, or the one element count when none did."""
+    if param.kind == "int":
+        return set(param.values)
+    if param.kind == "sequence" and dim == "0":
+        return set(param.lengths)
+    if param.kind != "tensor" or not param.dims:
         return None
-    dims = value.get("dims") or []
     if dim == ALL_DIMS:
-        varying = [set(sizes) for sizes in dims if len(sizes) > 1]
+        varying = [set(sizes) for sizes in param.dims if len(sizes) > 1]
         if varying:
             return set().union(*varying)
-        # one shape throughout: its element count, the one size numel() took
         total = 1
-        for sizes in dims:
+        for sizes in param.dims:
             total *= sizes[0] if sizes else 1
         return {total}
     try:
-        return set(dims[int(dim)])
-    except (ValueError, IndexError):
+        found = param.sizes(int(dim))
+    except ValueError:
         return None
+    return set(found) if found else None
