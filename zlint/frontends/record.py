@@ -57,10 +57,10 @@ def parse(argv: Sequence[str]) -> Plan:
         option = argv.pop(0)
         name, has_value, value = option.partition("=")
         if name not in ("--out", "--source"):
-            raise RecordUsageError(f"zlint record: unknown option {option!r} ({USAGE.removeprefix('usage: ')})")
+            raise RecordUsageError(f"unknown option {option!r} ({USAGE})")
         if not has_value:
             if not argv:
-                raise RecordUsageError(f"zlint record: {name} needs a value")
+                raise RecordUsageError(f"{name} needs a value")
             value = argv.pop(0)
         if name == "--out":
             out = value
@@ -74,10 +74,10 @@ def parse(argv: Sequence[str]) -> Plan:
         raise RecordUsageError(USAGE)
     if argv[0] == "-m":
         if len(argv) < 2:
-            raise RecordUsageError("zlint record: -m needs a module name")
+            raise RecordUsageError("-m needs a module name")
         return Plan(out, sources, None, argv[1], argv[2:])
     if argv[0].startswith("-"):
-        raise RecordUsageError(f"zlint record: unknown option {argv[0]!r} ({USAGE.removeprefix('usage: ')})")
+        raise RecordUsageError(f"unknown option {argv[0]!r} ({USAGE})")
     return Plan(out, sources, argv[0], None, argv[1:])
 
 
@@ -115,7 +115,7 @@ def _program_frames(tb: TracebackType | None) -> TracebackType | None:
     frames of this module, runpy and the import machinery before it are dropped."""
     here = {os.path.realpath(__file__), os.path.realpath(runpy.__file__)}
     while tb is not None and (
-        tb.tb_frame.f_code.co_filename.startswith("<frozen importlib")
+        tb.tb_frame.f_code.co_filename.startswith(("<frozen runpy>", "<frozen importlib"))  # frozen since 3.11
         or os.path.realpath(tb.tb_frame.f_code.co_filename) in here
     ):
         tb = tb.tb_next
