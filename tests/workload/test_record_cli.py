@@ -98,7 +98,8 @@ def test_a_program_is_recorded_with_its_lines_and_parameter_sizes(tmp_path):
 
 def test_an_exception_prints_the_programs_traceback_exits_1_and_still_records(tmp_path):
     (tmp_path / "boom.py").write_text(
-        "import torch\n\n\ndef first(x):\n    return x.shape[0]\n\n\nfirst(torch.zeros(0, 2))\nraise ValueError('bad size')\n"
+        "import torch\n\n\ndef first(x):\n    return x.shape[0]\n\n\n"
+        "first(torch.zeros(0, 2))\nraise ValueError('bad size')\n"
     )
     proc = record("--source", str(tmp_path), "--out", "out/w.json", "boom.py", cwd=tmp_path)
     assert proc.returncode == 1
@@ -223,7 +224,10 @@ def test_a_submodule_runpy_cannot_find_is_one_line_exit_2(tmp_path):
     "argv, expected",
     [
         (["prog.py", "-m", "--out", "x"], (DEFAULT_OUT, [], "prog.py", None, ["-m", "--out", "x"])),
-        (["--out=o.json", "--source", "a,b", "--source=c", "--", "prog.py"], ("o.json", ["a", "b", "c"], "prog.py", None, [])),
+        (
+            ["--out=o.json", "--source", "a,b", "--source=c", "--", "prog.py"],
+            ("o.json", ["a", "b", "c"], "prog.py", None, []),
+        ),
         (["--", "python", "prog.py", "a"], (DEFAULT_OUT, [], "prog.py", None, ["a"])),
         (["/usr/bin/python3.11", "-m", "pkg", "-v"], (DEFAULT_OUT, [], None, "pkg", ["-v"])),
         # a program that is itself called python (no further word): the program, not an interpreter

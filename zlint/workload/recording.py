@@ -280,7 +280,7 @@ class _Code:
         return local
 
     def folded(self) -> list[tuple[str, _Param]]:
-        for name, seen, summary in self.params:
+        for _, seen, summary in self.params:
             fold(seen, summary)
         return [(name, summary) for name, _, summary in self.params]
 
