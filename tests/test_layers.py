@@ -40,6 +40,7 @@ CORE, CST, FACTS, CANDIDATES, RULES, ENGINE, SERVICES, PIPELINE, FRONT = range(9
 #: a new module takes its package's layer without an entry here
 LAYERS = {
     "zlint.core": CORE,  # findings, registry, settings, noqa, source: no LibCST
+    "zlint.workload": CORE,  # the workload file: its recorder and reader, data any layer may read
     "zlint.cst": CST,  # LibCST plumbing: version guard, the batched walk, positions
     "zlint.facts": FACTS,  # per-file LibCST facts the rules read
     "zlint.scope": FACTS,  # run-wide `ast` scope: the project index and placement (a peer of facts)

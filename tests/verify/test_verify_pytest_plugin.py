@@ -69,4 +69,7 @@ def test_plugin_is_declared_as_a_pytest11_entry_point():
     from zlint.core.settings import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["entry-points"]["pytest11"] == {"zlint_verify": "zlint.verify.pytest_plugin"}
+    assert project["entry-points"]["pytest11"] == {
+        "zlint_verify": "zlint.verify.pytest_plugin",
+        "zlint_record": "zlint.frontends.pytest_record",  # tests/workload/test_pytest_record.py
+    }

@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="zlint",
         description="Find PyTorch code that makes torch.compile specialize, guard and recompile on sizes.",
         epilog="Also: `zlint rule CODE` (or `zlint rule NAME`) prints a rule's doc; `zlint rules` lists the rules; "
-        "`zlint server` runs the language server (docs/editors.md).",
+        "`zlint server` runs the language server (docs/editors.md); "
+        "`zlint record PROGRAM.py [ARGS]` records a workload (docs/workload.md).",
     )
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or directories (default: .); `-` reads the source from stdin"
@@ -361,6 +362,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from zlint.frontends.server import main as serve
 
             return serve(argv[1:])
+        if argv[:1] == ["record"]:  # runs the user's program in this process (docs/workload.md)
+            from zlint.frontends.record import run as record
+
+            return record(argv[1:])
         if argv[:1] == ["check"]:
             argv = argv[1:]
         return check(build_parser().parse_args(argv))
