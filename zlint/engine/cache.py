@@ -33,9 +33,11 @@ DEFAULT_DIR = ".zlint_cache"
 MAX_EXTRA_ENTRIES = 20_000
 #: errors that depend on more than the file's bytes (stack depth, a rule's bug): never cached
 _UNCACHED_ERRORS = ("internal error", "too deeply nested")
-#: Settings fields already folded into the enabled codes (or about discovery only)
+#: Settings fields already folded into the enabled codes, about discovery only, or read after the
+#: cache (a workload decides the findings of the whole run, not what a file holds)
 _FOLDED = frozenset(
-    {"select", "extend_select", "ignore", "per_file_ignores", "exclude", "config_path", "docs_url", "_cache"}
+    {"select", "extend_select", "ignore", "per_file_ignores", "exclude", "config_path", "docs_url", "workload",
+     "_cache"}
 )
 
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is zlint's cache; `zlint clean` removes it.\n"
