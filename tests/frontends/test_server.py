@@ -58,8 +58,7 @@ def run(batches):
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "zlint", "server"]))
-async def client(lsp_client: LanguageClient):
+async def session(lsp_client: LanguageClient):
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:  # the file watchers the server asks for
         lsp_client.registrations.extend(params.registrations)
@@ -69,14 +68,39 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-async def start(client: LanguageClient, root: Path, files: dict[str, str]) -> dict[str, str]:
-    """Write ``files`` under ``root``, initialize with ``root`` as the workspace; their URIs."""
+def server_command(*options: str) -> ClientServerConfig:
+    return ClientServerConfig(server_command=[sys.executable, "-m", "zlint", "server", *options])
+
+
+@pytest_lsp.fixture(config=server_command())
+async def client(lsp_client: LanguageClient):
+    async for _ in session(lsp_client):
+        yield
+
+
+@pytest_lsp.fixture(config=server_command("--config-poll", "0"))
+async def client_without_polling(lsp_client: LanguageClient):
+    async for _ in session(lsp_client):
+        yield
+
+
+@pytest_lsp.fixture(config=server_command("--config-poll", "0.1"))
+async def client_polled_often(lsp_client: LanguageClient):
+    async for _ in session(lsp_client):
+        yield
+
+
+async def start(
+    client: LanguageClient, root: Path, files: dict[str, str], capabilities: str = "visual-studio-code"
+) -> dict[str, str]:
+    """Write ``files`` under ``root``, initialize with ``root`` as the workspace and the recorded
+    capabilities of the client ``capabilities`` names; the files' URIs."""
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
+            capabilities=client_capabilities(capabilities),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="test")],
         )
@@ -248,11 +272,31 @@ async def test_broken_file_keeps_last_diagnostics_and_one_error(client: Language
     errors = [d for d in found if d.code == "ZL000"]
     assert len(errors) == 1 and errors[0].severity == types.DiagnosticSeverity.Error
     assert errors[0].message.startswith("zlint: syntax error at 12:")
+    assert errors[0].message.endswith("(the other findings are from the last text that parsed)")
     assert errors[0].range.start.line == 11
     assert shape([d for d in found if d.code != "ZL000"]) == shape(before)
     change_doc(client, uri, MODEL, 3)  # fixed again: the error goes, the server is alive
     found = await wait_diagnostics(client, uri, lambda ds: "ZL000" not in codes(ds))
     assert shape(found) == shape(before)
+
+
+async def test_a_file_that_never_parsed_says_it_has_no_findings(client: LanguageClient, tmp_path: Path):
+    broken = MODEL + "\ndef broken(:\n"
+    uris = await start(client, tmp_path, {"model.py": broken})
+    uri = uris["model.py"]
+    open_doc(client, uri, broken)
+    found = await wait_diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert codes(found) == ["ZL000"]  # no earlier text: nothing else to show
+    assert found[0].message.startswith("zlint: syntax error at 12:")
+    assert found[0].message.endswith("(no findings: no text of this file has parsed since it was opened)")
+    change_doc(client, uri, MODEL, 2)
+    await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101", "ZL201"])
+    change_doc(client, uri, broken, 3)  # once a text has parsed, its findings are what is kept
+    found = await wait_diagnostics(client, uri, lambda ds: "ZL000" in codes(ds))
+    assert codes(found) == ["ZL000", "ZL101", "ZL201"]
+    assert next(d for d in found if d.code == "ZL000").message.endswith(
+        "(the other findings are from the last text that parsed)"
+    )
 
 
 async def test_config_change_republishes(client: LanguageClient, tmp_path: Path):
@@ -273,6 +317,50 @@ async def test_config_change_republishes(client: LanguageClient, tmp_path: Path)
         types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uris["pyproject.toml"]))
     )
     await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101"])
+
+
+async def test_without_file_watchers_saving_a_file_applies_a_changed_pyproject(
+    client_without_polling: LanguageClient, tmp_path: Path
+):
+    """Neovim 0.7's capabilities: no file watchers to register, so nothing reports the change of
+    pyproject.toml; saving the Python file is what makes the server look (polling is off)."""
+    client = client_without_polling
+    uris = await start(client, tmp_path, {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\n"}, "neovim@v0.7.0")
+    uri = uris["model.py"]
+    open_doc(client, uri, MODEL)
+    await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101", "ZL201"])
+    assert client.registrations == []  # the server asked for no watcher the client cannot give
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\nignore = ["ZL201"]\n')
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    found = await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101"], timeout=10)
+    assert shape(found) == [("ZL101", 5, 7, 5, 21)]
+    # a pyproject.toml created nearer the file takes over, noticed on the next change of the file
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "pyproject.toml").write_text('[tool.zlint]\nselect = ["ZL2"]\n')
+    nested = (tmp_path / "pkg" / "nested.py")
+    nested.write_text(MODEL)
+    open_doc(client, nested.as_uri(), MODEL)
+    await wait_diagnostics(client, nested.as_uri(), lambda ds: codes(ds) == ["ZL201"])
+    (tmp_path / "pkg" / "pyproject.toml").write_text('[tool.zlint]\nselect = ["ZL1"]\n')
+    change_doc(client, uri, MODEL + "\n", 2)
+    await wait_diagnostics(client, nested.as_uri(), lambda ds: codes(ds) == ["ZL101"], timeout=10)
+
+
+async def test_without_file_watchers_the_server_polls_the_pyproject(
+    client_polled_often: LanguageClient, tmp_path: Path
+):
+    """No file watchers and no event from the editor at all (a pyproject.toml saved in a buffer
+    the server is not attached to): the server's own look at the file re-publishes."""
+    client = client_polled_often
+    uris = await start(client, tmp_path, {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\n"}, "neovim@v0.7.0")
+    uri = uris["model.py"]
+    open_doc(client, uri, MODEL)
+    await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101", "ZL201"])
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\nignore = ["ZL101"]\n')
+    found = await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL201"], timeout=10)
+    assert found[0].range.start.line == 7
 
 
 async def test_edit_in_one_file_changes_another_files_scope(client: LanguageClient, tmp_path: Path):
