@@ -44,8 +44,8 @@ INDEX_DELAY = 0.2
 #: the longest the workspace indexing runs before it lets the editor's requests through
 INDEX_SLICE = 0.05
 #: seconds between two looks at the configuration files, for an editor that watches no files
-#: for the server (reading the few pyproject.toml there are, and failing to open the absent
-#: ones, takes well under a millisecond for a workspace of a few hundred directories)
+#: for the server: a look reads the few pyproject.toml there are and fails to open the absent
+#: ones, about 2 ms for a workspace of 340 directories (2,285 files of torch, measured)
 CONFIG_POLL = 2.0
 SEVERITIES = {
     "error": types.DiagnosticSeverity.Error,
