@@ -41,7 +41,10 @@ class SettingsResolver:
         self._by_dir: dict[Path, Settings] = {}
         #: every directory looked up, those whose pyproject.toml was broken (not cached) too
         self._asked: set[Path] = set()
-        self._config_files: frozenset[Path] | None = None
+        #: those of ``_asked`` that :meth:`config_files` has yet to walk up from
+        self._unwalked: list[Path] = []
+        self._walked: set[Path] = set()
+        self._config_files: frozenset[Path] = frozenset()
 
     def for_path(self, path: Path) -> Settings:
         if self._fixed is not None:
@@ -51,7 +54,7 @@ class SettingsResolver:
         if found is None:
             if directory not in self._asked:
                 self._asked.add(directory)
-                self._config_files = None
+                self._unwalked.append(directory)
             found = self._by_dir[directory] = find_settings(directory).with_overrides(**self._overrides)
         return found
 
@@ -61,22 +64,21 @@ class SettingsResolver:
         came from (one created nearer would take over), or up to the filesystem's root when none
         had a ``[tool.zlint]`` table or one was broken. A long-running front end (the language
         server) compares them to notice a configuration change that no one reports to it."""
-        if self._fixed is not None:
-            return frozenset()
-        if self._config_files is None:
-            files: set[Path] = set()
-            walked: set[Path] = set()
-            for directory in self._asked:
-                settings = self._by_dir.get(directory)
-                source = settings.config_path if settings is not None else None
-                for candidate in (directory, *directory.parents):
-                    if candidate in walked:  # the walk up from a directory is the same from any start below it
-                        break
-                    walked.add(candidate)
-                    files.add(candidate / "pyproject.toml")
-                    if source == candidate / "pyproject.toml":
-                        break
-            self._config_files = frozenset(files)
+        if not self._unwalked:  # the same set, the same object: a caller can tell nothing is new
+            return self._config_files
+        files = set(self._config_files)
+        for directory in self._unwalked:
+            settings = self._by_dir.get(directory)
+            source = settings.config_path if settings is not None else None
+            for candidate in (directory, *directory.parents):
+                if candidate in self._walked:  # the walk up from a directory is the same from any start below it
+                    break
+                self._walked.add(candidate)
+                files.add(candidate / "pyproject.toml")
+                if source == candidate / "pyproject.toml":
+                    break
+        self._unwalked = []
+        self._config_files = frozenset(files)
         return self._config_files
 
 

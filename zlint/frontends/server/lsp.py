@@ -251,6 +251,8 @@ class ZlintServer(LanguageServer):
         lines = document.linted_text.splitlines()
         out = [self.lsp_diagnostic(d, lines) for d in document.diagnostics]
         if document.error is not None:
+            kept = ("the other findings are from the last text that parsed" if document.linted
+                    else "no findings: no text of this file has parsed since it was opened")
             current = document.text.splitlines()
             line, column = document.error_at or (1, 1)
             href = doc_url(ERROR_CODE, self.docs_url)
@@ -261,9 +263,7 @@ class ZlintServer(LanguageServer):
                     code=ERROR_CODE,
                     code_description=types.CodeDescription(href=href) if href else None,
                     source="zlint",
-                    message=f"zlint: {document.error.reason} ("
-                    + ("the other findings are from the last text that parsed)" if document.linted
-                       else "no findings: no text of this file has parsed since it was opened)"),
+                    message=f"zlint: {document.error.reason} ({kept})",
                 )
             )
         return out
