@@ -3,9 +3,11 @@
 Diagnostics are published on open, on change (debounced) and on save; code actions offer each
 finding's fix (an unsafe fix as an action of its own, labelled so) and a ``# noqa`` comment;
 hover shows the rule's summary and its "Use instead" section. A pyproject.toml that changes
-(saved in the editor, or reported by the client's file watcher) re-reads the configuration and
-re-publishes; a Python file that changes on disk updates the project index. Every handler logs
-and swallows what it raises: a bug in zlint must not take the editor's server down.
+re-reads the configuration and re-publishes: when the editor says so (saved in the editor, or
+reported by its file watcher), and when the server sees it itself (on each open, change and save
+of a document, and by polling when the editor watches no files); a Python file that changes on
+disk updates the project index. Every handler logs and swallows what it raises: a bug in zlint
+must not take the editor's server down.
 """
 
 from __future__ import annotations
