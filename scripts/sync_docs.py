@@ -4,10 +4,11 @@ Two kinds of generated text:
 
 * the rule table between ``<!-- rule-table -->`` and ``<!-- /rule-table -->`` in README.md,
   built from the rule registry (code, name, doc file, summary, opt-in);
-* every output block marked ``<!-- zlint-output -->``: a ```text fence whose first line is
+* every block marked ``<!-- zlint-output -->``: a ```text fence whose first line is
   ``$ zlint ARGS`` (or ``$ flake8 ARGS``: the plugin), followed by what that command prints
   (stdout, then stderr) when run from the repository root; ``< FILE`` at the end of the command
-  pipes FILE to stdin (``zlint - --stdin-filename PATH < FILE``);
+  pipes FILE to stdin (``zlint - --stdin-filename PATH < FILE``); ``$ python FILE`` shows what
+  a script of the docs prints on stdout (its libraries' warnings on stderr vary by machine);
 * every block marked ``<!-- zlint-output: zlint ARGS -->``: a fence of any language that frames
   a command's output (pre-commit's hook lines, say), kept up to its first blank line, followed
   by what ``zlint ARGS`` prints.
@@ -17,7 +18,9 @@ blocks unchecked (tests/test_docs.py does unless ``ZLINT_DOCS_VERIFY=1``; the sc
 checks and updates them).
 
 ``python scripts/sync_docs.py`` checks (exit 1 and a diff when something is stale);
-``python scripts/sync_docs.py --update`` rewrites the stale parts. tests/test_readme.py and
+``python scripts/sync_docs.py --update`` rewrites the stale parts. A sample that cannot be made
+(flake8, its zlint plugin or torch missing, a command that fails) stops the script with one line
+and exit 2 before anything is written: a doc must never show an error in place of an output. tests/test_readme.py and
 tests/test_docs.py run the check, so a changed rule message shows up as a failing test whose
 fix is ``--update``.
 """
@@ -26,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib.metadata
+import importlib.util
 import os
 import re
 import shlex
@@ -36,17 +41,43 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = re.compile(r"(<!-- rule-table -->\n)(.*?)(<!-- /rule-table -->)", re.S)
-OUTPUT = re.compile(r"(<!-- zlint-output -->\n```text\n)(\$ (?:zlint|flake8) [^\n]*)\n(.*?)(```)", re.S)
+OUTPUT = re.compile(r"(<!-- zlint-output -->\n```text\n)(\$ (?:zlint|flake8|python) [^\n]*)\n(.*?)(```)", re.S)
 FRAMED = re.compile(
     r"(<!-- zlint-output: ((?:zlint|flake8) [^\n]*?) -->\n```[\w-]*\n(?:[^\n]+\n)*\n)(.*?)(```)", re.S
 )
 
 
 def skipped(command: str) -> bool:
-    """Whether ``command``'s output is left unchecked: a ``--verify`` run under ``ZLINT_SYNC_VERIFY=0``."""
-    return "--verify" in shlex.split(command) and os.environ.get("ZLINT_SYNC_VERIFY", "1") == "0"
+    """Whether ``command``'s output is left unchecked under ``ZLINT_SYNC_VERIFY=0``: a ``--verify``
+    run, or a docs script (they compile with torch: seconds each)."""
+    words = shlex.split(command.removeprefix("$ "))
+    slow = "--verify" in words or words[:1] == ["python"]
+    return slow and os.environ.get("ZLINT_SYNC_VERIFY", "1") == "0"
+
+
 #: zlint subcommands that take no lint options
 _SUBCOMMANDS = {"rules", "rule", "clean"}
+#: the exit statuses of a sample that ran: zlint and flake8 exit 1 on findings; 2 is an error
+_RAN = {"zlint": (0, 1), "flake8": (0, 1), "python": (0,)}
+
+
+class SampleError(Exception):
+    """A sample's output cannot be made on this machine; the message is one line."""
+
+
+def missing_tool(tool: str, args: list[str]) -> str | None:
+    """What the sample ``tool ARGS`` needs that is not installed, or None. Checked before the run:
+    ``python -m flake8`` without flake8 prints an error and exits 1, as flake8 does on findings."""
+    if tool == "flake8":
+        if importlib.util.find_spec("flake8") is None:
+            return "flake8 is not installed"
+        # flake8 finds the plugin through the entry point of an installed zlint, not PYTHONPATH
+        plugins = importlib.metadata.entry_points(group="flake8.extension")
+        if not any(plugin.name == "ZL" for plugin in plugins):
+            return "zlint's flake8 plugin is not installed (pip install -e .)"
+    if (tool == "python" or "--verify" in args) and importlib.util.find_spec("torch") is None:
+        return "torch is not installed"
+    return None
 
 
 @dataclass(frozen=True)
@@ -97,14 +128,21 @@ def zlint_output(command: str) -> str:
     if len(words) > 2 and words[-2] == "<":
         stdin, words = (ROOT / words[-1]).read_bytes(), words[:-2]
     tool, *args = words
+    missing = missing_tool(tool, args)
+    if missing:
+        raise SampleError(f"cannot regenerate `{command}`: {missing}")
     if tool == "zlint" and (not args or args[0] not in _SUBCOMMANDS):
         args = ["--no-cache", *args]  # leave no cache behind; the output is the same
     # this checkout's zlint, whatever is installed
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": path}
-    done = subprocess.run(
-        [sys.executable, "-m", tool, *args], cwd=ROOT, capture_output=True, env=env, timeout=900, input=stdin or b""
-    )
+    run = [sys.executable, *args] if tool == "python" else [sys.executable, "-m", tool, *args]
+    done = subprocess.run(run, cwd=ROOT, capture_output=True, env=env, timeout=900, input=stdin or b"")
+    if done.returncode not in _RAN[tool]:
+        last = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
+        raise SampleError(f"cannot regenerate `{command}`: exit {done.returncode}: {last[-1] if last else 'no output'}")
+    if tool == "python":
+        return done.stdout.decode("utf-8")
     return (done.stdout + done.stderr).decode("utf-8")
 
 
@@ -114,7 +152,16 @@ def output_blocks(text: str) -> list[tuple[str, str]]:
 
 
 def check(path: Path, update: bool = False) -> list[Stale]:
-    """The stale generated parts of one file; with ``update``, rewrite them in place."""
+    """The stale generated parts of one file; with ``update``, rewrite them in place. Raises
+    :class:`SampleError` (nothing written) when a sample cannot be made."""
+    stale, new = regenerate(path)
+    if update and stale:
+        path.write_text(new, encoding="utf-8")
+    return stale
+
+
+def regenerate(path: Path) -> tuple[list[Stale], str]:
+    """The stale generated parts of one file and its text with them regenerated."""
     text = path.read_text(encoding="utf-8")
     stale: list[Stale] = []
 
@@ -142,16 +189,23 @@ def check(path: Path, update: bool = False) -> list[Stale]:
 
     new = OUTPUT.sub(fix_output, TABLE.sub(fix_table, text) if path.name == "README.md" else text)
     new = FRAMED.sub(fix_framed, new)
-    if update and new != text:
-        path.write_text(new, encoding="utf-8")
-    return stale
+    return stale, new
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--update", action="store_true", help="rewrite the stale parts")
     args = parser.parse_args(argv)
-    stale = [s for path in doc_files() for s in check(path, update=args.update)]
+    try:  # every sample first: a failure leaves every file as it was
+        regenerated = {path: regenerate(path) for path in doc_files()}
+    except SampleError as exc:
+        print(f"sync_docs: error: {exc}", file=sys.stderr)
+        return 2
+    stale = [part for parts, _ in regenerated.values() for part in parts]
+    if args.update:
+        for path, (parts, new) in regenerated.items():
+            if parts:
+                path.write_text(new, encoding="utf-8")
     for part in stale:
         print(f"{'updated' if args.update else 'stale'}: {part.path.relative_to(ROOT)}: {part.what}")
         if not args.update:

@@ -108,3 +108,19 @@ def run_zlint(*args: str, cwd: str | Path | None = None, **kwargs) -> subprocess
 @pytest.fixture
 def zlint_cli():
     return run_zlint
+
+
+@pytest.fixture
+def nobody():
+    """An unprivileged user to run writes as (skips the test where none can be had)."""
+    from other_user import other_user
+
+    return other_user()
+
+
+@pytest.fixture
+def shared_dir():
+    """A folder every user may enter, outside pytest's owner-only temporary directory."""
+    from other_user import shared_directory
+
+    yield from shared_directory()

@@ -77,8 +77,68 @@ def test_shown_outputs_are_what_zlint_prints_now(page: Path, monkeypatch):
     # regenerate with: python scripts/sync_docs.py --update. The --verify samples compile for
     # seconds each: checked only with ZLINT_SYNC_VERIFY=1 (the script alone always checks them)
     monkeypatch.setenv("ZLINT_SYNC_VERIFY", os.environ.get("ZLINT_SYNC_VERIFY", "0"))
-    stale = SYNC.check(page)
+    try:
+        stale = SYNC.check(page)
+    except SYNC.SampleError as exc:  # flake8 or its plugin missing here
+        require(False, str(exc))
     assert not stale, "\n".join(s.diff() for s in stale)
+
+
+def test_the_verify_report_sample_prints_what_is_shown():
+    """docs/verify.md's ``check()`` report: the snippet runs (with torch) and prints the block
+    shown, ``Evidence.describe()`` lines and all (not the list's repr)."""
+    pytest.importorskip("torch")
+    blocks = SYNC.output_blocks((ROOT / "docs" / "verify.md").read_text(encoding="utf-8"))
+    ((command, shown),) = [b for b in blocks if b[0].startswith("$ python")]
+    assert command == "$ python docs/snippets/verify_report.py"
+    assert SYNC.zlint_output(command) == shown
+    summary, *lines = shown.splitlines()
+    assert summary.endswith(f"; {len(lines)} observations") and "Evidence(" not in shown
+
+
+def _console_session(text: str) -> list[tuple[str, list[str]]]:
+    """(command, the lines shown after it) of every ``$ `` line of the ```console blocks."""
+    session: list[tuple[str, list[str]]] = []
+    for block in fenced_blocks(text, "console"):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                session.append((line[2:].split("  #")[0].strip(), []))
+            else:
+                session[-1][1].append(line)
+    return session
+
+
+def test_the_adoption_samples_print_what_is_shown(tmp_path: Path):
+    """docs/suppression.md's baseline and --add-noqa sessions, run on a copy of examples/ as
+    src/: each zlint command prints the lines shown, and the diff shown is the one made."""
+    shutil.copytree(ROOT / "examples", tmp_path / "src")
+    before = (tmp_path / "src" / "likes_pooler.py").read_text(encoding="utf-8")
+    session = _console_session((ROOT / "docs" / "suppression.md").read_text(encoding="utf-8"))
+    ran = []
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": str(ROOT)}
+    for command, shown in session:
+        words = command.split()
+        if words[0] == "zlint":
+            done = subprocess.run(
+                [sys.executable, "-m", "zlint", "--no-cache", *words[1:]],
+                cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300,
+            )
+            assert (done.stdout + done.stderr).splitlines() == shown, command
+            ran.append(words[1])
+        elif words[:2] == ["git", "diff"]:
+            after = (tmp_path / words[2]).read_text(encoding="utf-8").splitlines()
+            for line in shown:
+                assert line[1:] in (after if line[0] == "+" else before.splitlines()), line
+                assert line[1:] not in (before.splitlines() if line[0] == "+" else after), line
+    assert ran == ["--write-baseline", "--baseline", "--add-noqa"]
+
+
+def test_the_torch_versions_named_are_the_data_shipped():
+    """docs/configuration.md names every torch version zlint ships facts for, and no other."""
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    (today,) = re.findall(r"\(torch ([^:]*) today:", text)
+    named = re.findall(r"\d+\.\d+\.\d+", today)
+    assert named == [tv.format_version(v) for v in tv.known_versions()]
 
 
 def test_the_compile_recipe_output_is_shown_in_full():
@@ -120,7 +180,7 @@ def test_a_framed_output_keeps_its_frame_and_stdin_is_piped(tmp_path: Path):
     assert page.read_text(encoding="utf-8").endswith(
         "```console\n$ pre-commit run\n- exit code: 1\n\n"
         "x.py:31:12: ZL102 `likes.numel()` tests a size for truth: blocks single-graph mode; handle 0 branch-free\n"
-        "Found 1 finding in 1 file.\n```\n"
+        "Found 1 finding in 1 file (1 file checked).\n```\n"
     )
 
 
@@ -132,17 +192,60 @@ def test_a_stale_output_is_found_and_updated(tmp_path: Path):
     assert stale.current == "old text\n"
     finding, *rest = stale.wanted.splitlines()
     assert finding.startswith("examples/likes_pooler.py:31:12: ZL102 `likes.numel()`")
-    assert rest == ["Found 1 finding in 1 file."]
+    assert rest == ["Found 1 finding in 1 file (1 file checked)."]
     SYNC.check(page, update=True)
     assert SYNC.output_blocks(page.read_text(encoding="utf-8")) == [(command, stale.wanted)]
 
 
+def test_update_refuses_a_sample_that_fails_and_writes_nothing(tmp_path: Path, monkeypatch, capsys):
+    """A failing command must not end up in the docs as their output (flake8's and torch's errors
+    were once written into integrations.md and verify.md): one line, exit 2, and no file
+    written, not even one whose samples ran."""
+    stale = tmp_path / "stale.md"
+    stale.write_text("<!-- zlint-output -->\n```text\n$ zlint --select ZL102 examples/likes_pooler.py\nold\n```\n")
+    broken = tmp_path / "broken.md"
+    broken.write_text("<!-- zlint-output -->\n```text\n$ zlint --no-such-option examples/likes_pooler.py\nold\n```\n")
+    monkeypatch.setattr(SYNC, "doc_files", lambda: [stale, broken])
+    assert SYNC.main(["--update"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(
+        "sync_docs: error: cannot regenerate `$ zlint --no-such-option examples/likes_pooler.py`: exit 2: "
+    )
+    assert "unrecognized arguments: --no-such-option" in err and err.count("\n") == 1
+    for page in (stale, broken):
+        assert page.read_text().endswith("\nold\n```\n")
+
+
+def test_a_missing_tool_is_named_instead_of_run(monkeypatch):
+    """``python -m flake8`` without flake8 exits 1 as flake8 does on findings: the tools a sample
+    needs are looked up first."""
+    real = importlib.util.find_spec
+    absent = {"flake8", "torch"}
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in absent else real(name, *a))
+    for command, missing in (
+        ("$ flake8 --select ZL examples/likes_pooler.py", "flake8 is not installed"),
+        ("$ zlint --verify --select ZL101 examples/likes_pooler.py", "torch is not installed"),
+        ("$ python docs/snippets/verify_report.py", "torch is not installed"),
+    ):
+        with pytest.raises(SYNC.SampleError) as raised:
+            SYNC.zlint_output(command)
+        assert str(raised.value) == f"cannot regenerate `{command}`: {missing}"
+    shown = SYNC.zlint_output("$ zlint --select ZL102 examples/likes_pooler.py")  # zlint needs neither
+    assert shown.startswith("examples/likes_pooler.py:31:12:")
+
+
 @pytest.mark.parametrize("page", [ROOT / "README.md", *DOC_PAGES], ids=lambda p: p.name)
-def test_config_snippets_are_accepted_by_the_settings_parser(page: Path):
+def test_config_snippets_are_accepted_by_the_settings_parser(page: Path, tmp_path: Path):
     for block in fenced_blocks(page.read_text(encoding="utf-8"), "toml"):
         table = tomllib.loads(block).get("tool", {}).get("zlint")
         assert table is not None, block
-        settings_from_table(table, str(page), ROOT)  # raises on an unknown key or code
+        # the snippet as the pyproject.toml of a project that has the example files it names
+        # (the settings check they exist)
+        for name in table.get("verify", {}).get("examples", []):
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).touch()
+        settings_from_table(table, str(tmp_path / "pyproject.toml"), tmp_path)  # raises on an unknown key or code
 
 
 def test_the_full_settings_example_names_every_setting():

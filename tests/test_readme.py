@@ -82,7 +82,7 @@ def test_example_output_is_what_zlint_prints_now():
     # every finding of the example file, then the summary; regenerate with sync_docs.py --update
     assert SYNC.check(ROOT / "README.md") == []
     lines = shown[0][1].splitlines()
-    assert lines[-1] == f"Found {len(lines) - 1} findings in 1 file."
+    assert lines[-1] == f"Found {len(lines) - 1} findings in 1 file (1 file checked)."
     assert all(line.startswith("examples/likes_pooler.py:") for line in lines[:-1])
 
 

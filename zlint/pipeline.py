@@ -140,6 +140,8 @@ def run(request: Request) -> Outcome:
     ):
         if count:
             outcome.notes.append(f"{count} finding{'' if count == 1 else 's'} hidden {where}; --scope all shows them")
+    if first.workload is not None and outcome.linted:
+        _decide_by_workload(outcome, first.workload)
     if request.stdin is not None and request.fix:
         outcome.fixed_source = request.stdin
         if outcome.fixer is not None and outcome.fixer.sources:
@@ -159,6 +161,22 @@ def run(request: Request) -> Outcome:
     return outcome
 
 
+def _decide_by_workload(outcome: Outcome, path: str) -> None:
+    """The workload step: a run is one deployment, so the first file's ``workload`` decides every
+    finding of the run (:mod:`zlint.workload.decide`)."""
+    from zlint.scope.placement import about_compiled_code
+    from zlint.workload.decide import decide
+    from zlint.workload.model import WorkloadError, load_workload
+
+    try:
+        workload = load_workload(path)
+    except WorkloadError as exc:
+        raise RunError(str(exc)) from None
+    decided = decide(outcome.diagnostics, workload, about_compiled_code)
+    outcome.diagnostics = decided.diagnostics
+    outcome.notes.extend(decided.notes(f"workload {display_path(Path(path))}"))
+
+
 def _stdin_target(request: Request, resolver: SettingsResolver) -> tuple[str, Settings] | None:
     """The file stdin stands for, with its settings; None when its path is excluded (an editor
     pipes every file it opens, so a file the project excludes gets no findings)."""
@@ -174,7 +192,7 @@ def _stdin_target(request: Request, resolver: SettingsResolver) -> tuple[str, Se
 def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileResult]:
     """The fix step: each file with a fix to apply goes through the fix loop, re-linted and placed
     with the run's project index; the other files keep the results the run already has."""
-    from zlint.engine.fixes import FixSession, selected_fixes
+    from zlint.engine.fixes import FixSession, hidden_fixes, selected_fixes
 
     fixer = outcome.fixer = FixSession(request.unsafe_fixes, request.diff, write=request.stdin is None)
     results = list(linted.results)
@@ -184,6 +202,8 @@ def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileRe
             continue
         fixed = fixer.lint(path, settings, scope=linted.project.scope_of(path), data=request.stdin)
         results[index] = FileResult(path, fixed.diagnostics, fixed.error)
+    if not request.unsafe_fixes:
+        fixer.hidden = sum(hidden_fixes(result.diagnostics) for result in results)
     return results
 
 

@@ -9,7 +9,10 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from inprocess import zlint
+from other_user import owner_names
 
 BEFORE = """\
 import torch
@@ -134,3 +137,40 @@ def test_add_noqa_and_write_baseline_are_exclusive(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("zlint: error: argument --write-baseline: not allowed with argument --add-noqa")
     assert (tmp_path / "model.py").read_text(encoding="utf-8") == BEFORE
+
+
+@pytest.mark.parametrize(
+    "owned_by_user, folder_mode, file_mode",
+    [(True, 0o755, 0o444), (False, 0o777, 0o644)],
+    ids=["own-read-only-file", "roots-file-in-world-writable-folder"],
+)
+def test_a_file_the_user_may_not_write_is_refused_in_one_line(
+    shared_dir, nobody, owned_by_user, folder_mode, file_mode
+):
+    """``os.replace`` needs only the folder's permission: without the checks a user rewrote
+    their read-only file, and took over root's file in a world-writable folder."""
+    owner = (nobody.uid, nobody.gid) if owned_by_user else (0, 0)
+    project = shared_dir / "project"
+    project.mkdir()
+    os.chown(project, *owner)
+    project.chmod(folder_mode)
+    path = project / "model.py"
+    path.write_text(BEFORE, encoding="utf-8")
+    os.chown(path, *owner)
+    path.chmod(file_mode)
+    result = nobody.python("-m", "zlint", "--no-cache", "--add-noqa", ".", cwd=project)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    # the findings it could not suppress are still reported
+    found = [(int(line.split(":")[1]), line.split(" ")[1]) for line in result.stdout.splitlines()]
+    assert found == [(6, "ZL101"), (8, "ZL102"), (10, "ZL101"), (10, "ZL102"), (12, "ZL101")]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("zlint: error:")]
+    assert errors == [
+        "zlint: error: model.py: cannot add noqa: permission denied: this user may not write it "
+        f"(owner {owner_names(*owner)}, mode {file_mode:04o})"
+    ]
+    info = path.stat()
+    assert (path.read_text(encoding="utf-8"), info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (
+        BEFORE, *owner, file_mode
+    )
+    assert [p.name for p in project.iterdir()] == ["model.py"]  # no temporary file left

@@ -4,12 +4,14 @@ ones show, and the baseline works from any working directory."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from conftest import POOL_HAZARD as HAZARD  # noqa: E402
 from inprocess import zlint
+from other_user import owner_names
 
 
 @pytest.fixture
@@ -127,3 +129,49 @@ def test_baseline_and_write_baseline_do_not_mix(project):
     assert result.returncode == 2
     assert result.stderr == "zlint: error: --baseline and --write-baseline cannot be combined\n"
     assert not (project / "b.json").exists()
+
+
+def test_a_baseline_of_another_user_is_not_taken_over(shared_dir, nobody):
+    """In a world-writable folder ``os.replace`` alone would swap root's file for one of the
+    user's: a writable (0666) baseline whose owner the new file cannot keep is refused."""
+    project = shared_dir / "project"
+    project.mkdir()
+    project.chmod(0o777)
+    (project / "model.py").write_text(HAZARD, encoding="utf-8")
+    baseline = project / "zlint-baseline.json"
+    baseline.write_text("{}\n", encoding="utf-8")
+    baseline.chmod(0o666)
+    result = nobody.python("-m", "zlint", "--no-cache", "--write-baseline", baseline.name, ".", cwd=project)
+    assert (result.returncode, result.stdout) == (2, "")
+    root = owner_names(0, 0)
+    assert result.stderr == (
+        f"zlint: error: zlint-baseline.json: cannot write: owner {root}, mode 0666: "
+        "the new file could not keep that owner and group, so it was not replaced\n"
+    )
+    info = baseline.stat()
+    assert (baseline.read_text(encoding="utf-8"), info.st_uid, info.st_gid) == ("{}\n", 0, 0)
+
+
+def test_a_baseline_swapped_for_a_symlink_while_written_is_one_line_exit_2(project, monkeypatch):
+    """The swap lands after zlint resolved the name: the link is neither followed nor replaced."""
+    victim = project / "victim.txt"
+    victim.write_text("mine\n", encoding="utf-8")
+    baseline = project / "zlint-baseline.json"
+    baseline.write_text("{}\n", encoding="utf-8")
+    resolve = os.path.realpath
+
+    def resolve_then_swap(name, *args, **kwargs):
+        resolved = resolve(name, *args, **kwargs)
+        if Path(name).name == baseline.name and not baseline.is_symlink():
+            baseline.unlink()
+            baseline.symlink_to(victim)
+        return resolved
+
+    monkeypatch.setattr(os.path, "realpath", resolve_then_swap)
+    result = zlint("--no-cache", "--write-baseline", baseline.name, "src", cwd=project)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "zlint: error: zlint-baseline.json: cannot write: became a symbolic link before zlint could write it\n"
+    )
+    assert victim.read_text(encoding="utf-8") == "mine\n"
+    assert baseline.is_symlink()

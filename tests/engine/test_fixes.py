@@ -32,7 +32,8 @@ def test_fix_applies_safe_fixes_only(tmp_path):
     assert path.read_text() == SAFE
     assert proc.returncode == 1  # the unsafe ZL401 finding remains
     assert [line.split(" ")[0:2] for line in proc.stdout.splitlines()] == [["m.py:16:31:", "ZL401"]]
-    assert "Fixed 1 finding." in proc.stderr
+    # the unsafe ZL401 fix is counted, and the flag that applies it named (as Ruff does)
+    assert proc.stderr.splitlines()[0] == "Fixed 1 finding (1 unsafe fix not applied: --unsafe-fixes applies it)."
 
 
 def test_unsafe_fixes_insert_the_mark_and_a_second_run_changes_nothing(tmp_path):
@@ -45,7 +46,26 @@ def test_unsafe_fixes_insert_the_mark_and_a_second_run_changes_nothing(tmp_path)
     before = path.read_bytes()
     again = run_zlint("--select", "ZL4", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert path.read_bytes() == before
-    assert again.returncode == 0 and "Fixed 0 findings." in again.stderr
+    assert again.returncode == 0 and again.stderr.splitlines()[0] == "Fixed 0 findings."  # none hidden
+
+
+def test_fix_with_only_unsafe_fixes_says_how_many_it_left(tmp_path):
+    """Nothing safe to apply: the summary still says that --unsafe-fixes would fix the rest, in
+    --fix and in --diff alike; the file is not touched."""
+    path = write(tmp_path, SAFE)  # the safe fix already applied: only ZL401's unsafe one is left
+    proc = run_zlint("--no-cache", "--select", "ZL4", "--fix", "m.py", cwd=tmp_path)
+    assert path.read_text() == SAFE
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        "Fixed 0 findings (1 unsafe fix not applied: --unsafe-fixes applies it).",
+        "Found 1 finding in 1 file (1 file checked).",
+    ]
+    diff = run_zlint("--no-cache", "--select", "ZL4", "--diff", "m.py", cwd=tmp_path)
+    assert diff.stdout == ""
+    assert diff.stderr == "Would fix 0 findings in 0 files (1 unsafe fix not applied: --unsafe-fixes applies it).\n"
+    unsafe = run_zlint("--no-cache", "--select", "ZL4", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
+    assert (unsafe.returncode, unsafe.stderr.splitlines()[0]) == (0, "Fixed 1 finding.")
+    assert path.read_text() == UNSAFE
 
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])
@@ -81,7 +101,7 @@ def test_diff_shows_without_writing(tmp_path):
         "         out = compiled(batch, mask)\n"
         "     return out\n"
     )
-    assert "Would fix 1 finding in 1 file." in proc.stderr
+    assert proc.stderr == "Would fix 1 finding in 1 file (1 unsafe fix not applied: --unsafe-fixes applies it).\n"
     clean = write(tmp_path, SAFE, name="clean.py")
     proc = run_zlint("--select", "ZL403", "--diff", "clean.py", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout == "" and clean.read_text() == SAFE

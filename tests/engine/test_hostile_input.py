@@ -230,7 +230,7 @@ def test_pyi_stub_is_discovered_and_linted(tmp_path):
     run = zlint("--select", "ALL", "pkg", cwd=tmp_path)
     assert run.returncode == 1
     assert run.stdout.splitlines()[0].startswith("pkg/model.py:2:8: ZL101 ")
-    assert "Found 1 finding in 2 files." in run.stderr_lines
+    assert "Found 1 finding in 1 file (2 files checked)." in run.stderr_lines
 
 
 # -- the file system ----------------------------------------------------------------------------

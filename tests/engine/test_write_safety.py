@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXABLE
 from inprocess import zlint
+from other_user import owner_names
 
 ROOT = Path(__file__).resolve().parents[2]
 SLICE = sorted((ROOT / "tests" / "data" / "fuzz").glob("*.py")) + sorted((ROOT / "examples").glob("*.py"))
@@ -61,3 +63,28 @@ def test_add_noqa_silences_every_finding(tmp_path):
     zlint("--no-cache", "--select", "ALL", "--ignore", "ZL901", "--add-noqa", ".", cwd=tmp_path)
     after = zlint("--no-cache", "--select", "ALL", "--ignore", "ZL901", ".", cwd=tmp_path)
     assert after.returncode == 0, after.stdout
+
+
+def test_fix_refuses_a_file_whose_owner_it_cannot_keep(shared_dir, nobody):
+    """Root's writable file in a world-writable folder: ``--fix`` as another user must not make
+    it that user's; one error line, exit 2, the file as it was."""
+    project = shared_dir / "project"
+    project.mkdir()
+    project.chmod(0o777)
+    path = project / "m.py"
+    path.write_text(FIXABLE, encoding="utf-8")
+    path.chmod(0o666)
+    result = nobody.python("-m", "zlint", "--no-cache", "--fix", ".", cwd=project)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    root = owner_names(0, 0)
+    errors = [line for line in result.stderr.splitlines() if line.startswith("zlint: error:")]
+    assert errors == [
+        f"zlint: error: m.py: cannot write fixes: owner {root}, mode 0666: "
+        "the new file could not keep that owner and group, so it was not replaced"
+    ]
+    info = path.stat()
+    assert (path.read_text(encoding="utf-8"), info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (
+        FIXABLE, 0, 0, 0o666
+    )
+    assert [p.name for p in project.iterdir()] == ["m.py"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def test_text_output_lines_columns_and_exit_code(project):
         ["src/model.py:5:8:", "ZL101"],
         ["src/model.py:7:12:", "ZL102"],
     ]
-    assert "Found 2 findings in 2 files." in proc.stderr
+    assert "Found 2 findings in 1 file (2 files checked)." in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -139,7 +140,7 @@ def test_directories_are_recursed_with_default_excludes(tmp_path):
     write(tmp_path, "pkg/notes.txt", HAZARD)
     proc = run_zlint(".", cwd=tmp_path)
     assert {line.split(":")[0] for line in proc.stdout.splitlines()} == {"pkg/a.py"}
-    assert "in 2 files" in proc.stderr
+    assert proc.stderr == "Found 2 findings in 1 file (2 files checked).\n"  # a.py and the stub
 
 
 def test_explicit_file_is_linted_whatever_its_name(tmp_path):
@@ -191,6 +192,115 @@ def test_bad_config_is_one_line_exit_2(project, config, message):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("zlint: error: ") and message in lines[0]
     assert "pyproject.toml" in lines[0]
+
+
+# line 5: a ZL102 finding, and a noqa for ZL101 that suppresses nothing (the opt-in ZL901)
+UNUSED_NOQA = """\
+import torch
+
+
+def pool(x: torch.Tensor) -> torch.Tensor:
+    if not x.numel():  # noqa: ZL101
+        return x.sum(0)
+    return x.mean(0)
+"""
+
+
+def _rows(proc) -> list[tuple[str, str]]:
+    return [(line.split(" ")[0].rsplit(":", 2)[0], line.split(" ")[1]) for line in proc.stdout.splitlines()]
+
+
+@pytest.mark.parametrize(
+    "config, flags, rows",
+    [
+        ('select = ["zl101"]', (), [("src/model.py:5", "ZL101")]),
+        ('ignore = ["zl101"]', (), [("src/model.py:7", "ZL102"), ("src/unused.py:5", "ZL102")]),
+        # an opt-in rule is enabled only by its whole code: the lowercase one counts
+        ('extend-select = ["zl901"]', (), [
+            ("src/model.py:5", "ZL101"), ("src/model.py:7", "ZL102"), ("src/unused.py:5", "ZL102"),
+            ("src/unused.py:5", "ZL901"),
+        ]),
+        ('[tool.zlint.per-file-ignores]\n"src/*" = ["zl102"]', (), [("src/model.py:5", "ZL101")]),
+        ("", ("--select", "zl1", "--ignore", "zl102"), [("src/model.py:5", "ZL101")]),
+        ("", ("--extend-select", "zl901", "--ignore", "zl102"),
+         [("src/model.py:5", "ZL101"), ("src/unused.py:5", "ZL901")]),
+    ],
+    ids=["select", "ignore", "extend-select", "per-file-ignores", "cli-select-ignore", "cli-extend-select"],
+)
+def test_lowercase_codes_are_the_same_codes(project, config, flags, rows):
+    write(project, "src/unused.py", UNUSED_NOQA)
+    write(project, "pyproject.toml", f"[tool.zlint]\n{config}\n")
+    lower = run_zlint(*flags, "--no-cache", "src", cwd=project)
+    assert lower.returncode == 1, lower.stderr
+    assert _rows(lower) == rows
+    write(project, "pyproject.toml", f"[tool.zlint]\n{_upper_codes(config)}\n")
+    upper = run_zlint(*map(_upper_codes, flags), "--no-cache", "src", cwd=project)
+    assert _rows(upper) == rows
+
+
+def _upper_codes(text: str) -> str:
+    return re.sub(r"\bzl(?=\d)", "ZL", text)
+
+
+def test_a_lowercase_code_that_names_no_rule_is_still_an_error(project):
+    write(project, "pyproject.toml", '[tool.zlint]\nignore = ["zl777"]\n')
+    proc = run_zlint("src", cwd=project)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        f"zlint: error: {project / 'pyproject.toml'}: [tool.zlint]: unknown rule selector 'zl777' (see `zlint rules`)\n"
+    )
+    (project / "pyproject.toml").unlink()
+    proc = run_zlint("--extend-select", "zl7", "src", cwd=project)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == "zlint: error: unknown rule selector 'zl7' (see `zlint rules`)\n"
+
+
+def _shipped_torch() -> str:
+    from zlint.core.torch_versions import format_version, known_versions
+
+    return ", ".join(format_version(v) for v in known_versions())
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("1.0", "torch-version '1.0' is not supported: zlint supports torch 2.0 to 2.x (facts shipped for {shipped}; "
+         "other releases use the nearest)"),
+        ("3.1", "torch-version '3.1' is not supported: zlint supports torch 2.0 to 2.x (facts shipped for {shipped}; "
+         "other releases use the nearest)"),
+        ("2.13x", "not a torch version: '2.13x' (expected e.g. '2.13' or '2.13.0')"),
+        ("2.", "not a torch version: '2.' (expected e.g. '2.13' or '2.13.0')"),
+    ],
+)
+def test_unsupported_or_malformed_torch_version_is_one_line_exit_2(project, value, message):
+    write(project, "pyproject.toml", f'[tool.zlint]\ntorch-version = "{value}"\n')
+    proc = run_zlint("src", cwd=project)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    expected = message.format(shipped=_shipped_torch())
+    assert proc.stderr == f"zlint: error: {project / 'pyproject.toml'}: [tool.zlint] {expected}\n"
+
+
+@pytest.mark.parametrize("value", ["2.0", "2.13.0+cpu", "2.15.0rc1"])
+def test_torch_versions_zlint_supports_are_accepted(project, value):
+    write(project, "pyproject.toml", f'[tool.zlint]\ntorch-version = "{value}"\n')
+    proc = run_zlint("--select", "ZL101", "src", cwd=project)
+    assert proc.returncode == 1, proc.stderr
+    assert _rows(proc) == [("src/model.py:5", "ZL101")]
+
+
+def test_missing_verify_examples_file_is_one_line_exit_2_without_verify(project):
+    """The file is checked when the settings are read: a plain run says what a later --verify
+    run would fail on, naming the file as written, where it was looked for, and the config."""
+    write(project, "pyproject.toml", '[tool.zlint]\n[tool.zlint.verify]\nexamples = ["inputs/examples.py"]\n')
+    proc = run_zlint("src", cwd=project)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    missing = (project / "inputs" / "examples.py").resolve()
+    assert proc.stderr == (
+        f"zlint: error: {project / 'pyproject.toml'}: [tool.zlint.verify] examples: "
+        f"no such file: 'inputs/examples.py' ({missing})\n"
+    )
+    write(project, "inputs/examples.py", "")
+    assert run_zlint("src", cwd=project).returncode == 1
 
 
 def test_pyproject_without_zlint_table_is_ignored(project):
@@ -298,7 +408,7 @@ def test_jobs_must_be_a_positive_integer(tmp_path, value):
 def test_positive_jobs_are_accepted(tmp_path, value):
     (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x):\n    if x.size(0) == 1:\n        return x\n")
     result = run_zlint("--no-cache", "--jobs", value, "--select", "ZL101", "m.py", cwd=tmp_path)
-    assert (result.returncode, result.stderr) == (1, "Found 1 finding in 1 file.\n")
+    assert (result.returncode, result.stderr) == (1, "Found 1 finding in 1 file (1 file checked).\n")
     assert result.stdout.startswith("m.py:5:8: ZL101 ")
 
 

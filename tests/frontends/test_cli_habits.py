@@ -12,7 +12,10 @@ import pytest
 from conftest import FIXABLE, run_zlint
 from conftest import SIZE_HAZARD as HAZARD
 
-ZL101 = "ZL101 `x.size(0) == 1` branches on a size being 0/1: blocks single-graph mode; use torch._check"
+ZL101 = (
+    "ZL101 `x.size(0) == 1` branches on a size being 1: blocks single-graph mode; "
+    "drop the size-1 fast path: the general path handles size 1"
+)
 ZL102 = "ZL102 `x.numel()` tests a size for truth: blocks single-graph mode; handle 0 branch-free"
 
 
@@ -47,7 +50,7 @@ def project(tmp_path: Path) -> Path:
 def test_stdin_without_a_name_is_reported_as_dash(tmp_path):
     proc = zlint("-", cwd=tmp_path, stdin=HAZARD)
     assert proc.stdout == f"-:5:8: {ZL101}\n-:7:12: {ZL102}\n"
-    assert (proc.returncode, proc.stderr) == (1, "Found 2 findings in 1 file.\n")
+    assert (proc.returncode, proc.stderr) == (1, "Found 2 findings in 1 file (1 file checked).\n")
 
 
 def test_stdin_filename_names_the_file_and_brings_its_settings_and_noqa(project):
@@ -56,13 +59,13 @@ def test_stdin_filename_names_the_file_and_brings_its_settings_and_noqa(project)
     assert (proc.returncode, proc.stdout) == (1, f"src/model.py:5:8: {ZL101}\n")
     # the path need not exist; its directory's pyproject.toml still applies
     proc = zlint("--stdin-filename", "src/new.py", cwd=project, stdin=HAZARD.replace("== 1:", "== 1:  # noqa: ZL101"))
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "Found 0 findings in 1 file.\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "Found 0 findings (1 file checked).\n")
 
 
 def test_stdin_filename_of_an_excluded_path_lints_nothing(project):
     write(project, "pyproject.toml", '[tool.zlint]\nexclude = ["legacy"]\n')
     proc = zlint("-", "--stdin-filename", "legacy/old.py", cwd=project, stdin=HAZARD)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "Found 0 findings in 0 files.\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "Found 0 findings (0 files checked).\n")
     # the same exclusion from the command line
     proc = zlint("-", "--stdin-filename", "src/model.py", "--extend-exclude", "src", cwd=project, stdin=HAZARD)
     assert (proc.returncode, proc.stdout) == (0, "")
@@ -82,7 +85,7 @@ def test_stdin_filename_of_an_excluded_path_lints_nothing(project):
 def test_bad_input_on_stdin_is_one_line_exit_2(tmp_path, data, reason):
     proc = zlint("-", "--stdin-filename", "m.py", cwd=tmp_path, stdin=data)
     assert (proc.returncode, proc.stdout) == (2, b"")
-    assert proc.stderr.decode() == f"zlint: error: m.py: {reason}\nFound 0 findings in 1 file.\n"
+    assert proc.stderr.decode() == f"zlint: error: m.py: {reason}\nFound 0 findings (1 file checked).\n"
 
 
 REMAINING = (
@@ -95,14 +98,20 @@ REMAINING = (
 def test_fix_on_stdin_prints_the_fixed_source_and_the_rest_on_stderr(tmp_path):
     proc = zlint("--fix", "-", "--stdin-filename", "m.py", cwd=tmp_path, stdin=FIXABLE)
     assert proc.stdout == FIXABLE.replace("mark_dynamic", "maybe_mark_dynamic")
-    assert (proc.returncode, proc.stderr) == (1, f"Fixed 1 finding.\n{REMAINING}Found 2 findings in 1 file.\n")
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        "Fixed 1 finding (1 unsafe fix not applied: --unsafe-fixes applies it).\n"
+        f"{REMAINING}Found 2 findings in 1 file (1 file checked).\n",
+    )
     assert not (tmp_path / "m.py").exists()  # nothing written
 
 
 def test_fix_on_stdin_echoes_what_it_cannot_fix_or_read(tmp_path):
     proc = zlint("--fix", "-", cwd=tmp_path, stdin=HAZARD)  # findings without a fix
     assert (proc.returncode, proc.stdout) == (1, HAZARD)
-    assert proc.stderr == f"Fixed 0 findings.\n-:5:8: {ZL101}\n-:7:12: {ZL102}\nFound 2 findings in 1 file.\n"
+    assert proc.stderr == (
+        f"Fixed 0 findings.\n-:5:8: {ZL101}\n-:7:12: {ZL102}\nFound 2 findings in 1 file (1 file checked).\n"
+    )
     proc = zlint("--fix", "-q", "-", cwd=tmp_path, stdin="def f(:\n")
     assert (proc.returncode, proc.stdout) == (2, "def f(:\n")
     assert proc.stderr == "zlint: error: -: syntax error at 1:7: invalid syntax\n"
@@ -144,11 +153,11 @@ def test_exclude_replaces_the_config_and_extend_exclude_adds_to_it(project):
     # --extend-exclude adds to it (comma-separated, patterns as in the config)
     proc = zlint("--select", "ZL101", "--extend-exclude", "src/*.py,other", ".", cwd=project)
     assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", "zlint: error: .: no Python files found\n"
-                                                           "Found 0 findings in 0 files.\n")
+                                                           "Found 0 findings (0 files checked).\n")
     # the built-in excludes still apply under --exclude
     write(project, ".venv/lib/x.py", HAZARD)
     proc = zlint("--select", "ZL101", "--exclude", "legacy,src", ".", cwd=project)
-    assert proc.stderr == "zlint: error: .: no Python files found\nFound 0 findings in 0 files.\n"
+    assert proc.stderr == "zlint: error: .: no Python files found\nFound 0 findings (0 files checked).\n"
 
 
 def test_explicitly_named_files_are_linted_even_when_excluded(project):

@@ -1,5 +1,5 @@
-"""``zlint server`` end to end: a real LSP client (pytest-lsp) starts the server as a subprocess
-and talks to it over stdio, as an editor does."""
+"""``zlint server`` end to end: a real LSP client (pygls's, :class:`lsp_support.EditorClient`)
+starts the server as a subprocess and talks to it over stdio, as an editor does."""
 
 from __future__ import annotations
 
@@ -11,21 +11,21 @@ import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from lsp_support import (
+    EDITOR_CAPABILITIES,
+    NEOVIM_07_CAPABILITIES,
     START,
+    EditorClient,
     apply_edits,
     cli_shape,
     random_edit,
     server_env,
     shape,
     wait_diagnostics,
+    with_server,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 MODEL = """\
 import torch
@@ -58,49 +58,20 @@ def run(batches):
 """
 
 
-async def session(lsp_client: LanguageClient):
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:  # the file watchers the server asks for
-        lsp_client.registrations.extend(params.registrations)
-
-    lsp_client.registrations = []
-    yield
-    await lsp_client.shutdown_session()
-
-
-def server_command(*options: str) -> ClientServerConfig:
-    return ClientServerConfig(server_command=[sys.executable, "-m", "zlint", "server", *options])
-
-
-@pytest_lsp.fixture(config=server_command())
-async def client(lsp_client: LanguageClient):
-    async for _ in session(lsp_client):
-        yield
-
-
-@pytest_lsp.fixture(config=server_command("--config-poll", "0"))
-async def client_without_polling(lsp_client: LanguageClient):
-    async for _ in session(lsp_client):
-        yield
-
-
-@pytest_lsp.fixture(config=server_command("--config-poll", "0.1"))
-async def client_polled_often(lsp_client: LanguageClient):
-    async for _ in session(lsp_client):
-        yield
-
-
 async def start(
-    client: LanguageClient, root: Path, files: dict[str, str], capabilities: str = "visual-studio-code"
+    client: EditorClient,
+    root: Path,
+    files: dict[str, str],
+    capabilities: types.ClientCapabilities = EDITOR_CAPABILITIES,
 ) -> dict[str, str]:
-    """Write ``files`` under ``root``, initialize with ``root`` as the workspace and the recorded
-    capabilities of the client ``capabilities`` names; the files' URIs."""
+    """Write ``files`` under ``root``, initialize with ``root`` as the workspace and the client's
+    ``capabilities`` (an editor's, as far as the server reads them); the files' URIs."""
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities(capabilities),
+            capabilities=capabilities,
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="test")],
         )
@@ -108,7 +79,7 @@ async def start(
     return {name: (root / name).as_uri() for name in files}
 
 
-def open_doc(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
+def open_doc(client: EditorClient, uri: str, text: str, version: int = 1) -> None:
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
@@ -116,7 +87,7 @@ def open_doc(client: LanguageClient, uri: str, text: str, version: int = 1) -> N
     )
 
 
-def change_doc(client: LanguageClient, uri: str, text: str, version: int) -> None:
+def change_doc(client: EditorClient, uri: str, text: str, version: int) -> None:
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
@@ -141,7 +112,8 @@ def _env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(key, value)
 
 
-async def test_open_reports_exact_positions_and_metadata(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_open_reports_exact_positions_and_metadata(client: EditorClient, tmp_path: Path):
     uris = await start(client, tmp_path, {"model.py": MODEL})
     open_doc(client, uris["model.py"], MODEL)
     found = await wait_diagnostics(client, uris["model.py"], lambda ds: len(ds) == 2)
@@ -155,7 +127,8 @@ async def test_open_reports_exact_positions_and_metadata(client: LanguageClient,
     assert Path(zl101.code_description.href.removeprefix("file://")).is_file()
 
 
-async def test_change_updates_diagnostics(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_change_updates_diagnostics(client: EditorClient, tmp_path: Path):
     uris = await start(client, tmp_path, {"model.py": MODEL})
     uri = uris["model.py"]
     open_doc(client, uri, MODEL)
@@ -166,7 +139,8 @@ async def test_change_updates_diagnostics(client: LanguageClient, tmp_path: Path
     assert shape(found) == [("ZL101", 5, 7, 5, 21), ("ZL301", 7, 8, 7, 22)]
 
 
-async def test_noqa_action_edit_suppresses_the_finding(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_noqa_action_edit_suppresses_the_finding(client: EditorClient, tmp_path: Path):
     text = MODEL.replace("if x.size(0) == 1:", "if x.size(0) == 1:  # noqa: ZL999")
     uris = await start(client, tmp_path, {"model.py": text})
     uri = uris["model.py"]
@@ -189,7 +163,8 @@ async def test_noqa_action_edit_suppresses_the_finding(client: LanguageClient, t
     assert codes(found) == ["ZL201"]
 
 
-async def test_fix_action_applies_the_rules_fix(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_fix_action_applies_the_rules_fix(client: EditorClient, tmp_path: Path):
     uris = await start(client, tmp_path, {"marked.py": MARKED})
     uri = uris["marked.py"]
     open_doc(client, uri, MARKED)
@@ -210,7 +185,8 @@ async def test_fix_action_applies_the_rules_fix(client: LanguageClient, tmp_path
     await wait_diagnostics(client, uri, lambda ds: "ZL403" not in codes(ds))
 
 
-async def test_fix_all_applies_every_safe_fix_as_zlint_fix_writes_them(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_fix_all_applies_every_safe_fix_as_zlint_fix_writes_them(client: EditorClient, tmp_path: Path):
     """``source.fixAll.zlint`` (what ``editor.codeActionsOnSave`` asks for): one edit of the whole
     document, the text ``zlint --fix`` writes; offered only when asked for and when a safe fix
     is there."""
@@ -244,7 +220,8 @@ async def test_fix_all_applies_every_safe_fix_as_zlint_fix_writes_them(client: L
     assert await actions(plain, [types.CodeActionKind.SourceFixAll]) == []  # no fix to apply
 
 
-async def test_hover_shows_summary_and_use_instead(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_hover_shows_summary_and_use_instead(client: EditorClient, tmp_path: Path):
     uris = await start(client, tmp_path, {"model.py": MODEL})
     uri = uris["model.py"]
     open_doc(client, uri, MODEL)
@@ -261,7 +238,8 @@ async def test_hover_shows_summary_and_use_instead(client: LanguageClient, tmp_p
     assert nothing is None
 
 
-async def test_broken_file_keeps_last_diagnostics_and_one_error(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_broken_file_keeps_last_diagnostics_and_one_error(client: EditorClient, tmp_path: Path):
     uris = await start(client, tmp_path, {"model.py": MODEL})
     uri = uris["model.py"]
     open_doc(client, uri, MODEL)
@@ -280,7 +258,8 @@ async def test_broken_file_keeps_last_diagnostics_and_one_error(client: Language
     assert shape(found) == shape(before)
 
 
-async def test_a_file_that_never_parsed_says_it_has_no_findings(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_a_file_that_never_parsed_says_it_has_no_findings(client: EditorClient, tmp_path: Path):
     broken = MODEL + "\ndef broken(:\n"
     uris = await start(client, tmp_path, {"model.py": broken})
     uri = uris["model.py"]
@@ -299,7 +278,8 @@ async def test_a_file_that_never_parsed_says_it_has_no_findings(client: Language
     )
 
 
-async def test_config_change_republishes(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_config_change_republishes(client: EditorClient, tmp_path: Path):
     uris = await start(client, tmp_path, {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\n"})
     uri = uris["model.py"]
     open_doc(client, uri, MODEL)
@@ -319,13 +299,12 @@ async def test_config_change_republishes(client: LanguageClient, tmp_path: Path)
     await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101"])
 
 
-async def test_without_file_watchers_saving_a_file_applies_a_changed_pyproject(
-    client_without_polling: LanguageClient, tmp_path: Path
-):
+@with_server(options=("--config-poll", "0"))
+async def test_without_file_watchers_saving_a_file_applies_a_changed_pyproject(client: EditorClient, tmp_path: Path):
     """Neovim 0.7's capabilities: no file watchers to register, so nothing reports the change of
     pyproject.toml; saving the Python file is what makes the server look (polling is off)."""
-    client = client_without_polling
-    uris = await start(client, tmp_path, {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\n"}, "neovim@v0.7.0")
+    files = {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\n"}
+    uris = await start(client, tmp_path, files, NEOVIM_07_CAPABILITIES)
     uri = uris["model.py"]
     open_doc(client, uri, MODEL)
     await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101", "ZL201"])
@@ -348,13 +327,12 @@ async def test_without_file_watchers_saving_a_file_applies_a_changed_pyproject(
     await wait_diagnostics(client, nested.as_uri(), lambda ds: codes(ds) == ["ZL101"], timeout=10)
 
 
-async def test_without_file_watchers_the_server_polls_the_pyproject(
-    client_polled_often: LanguageClient, tmp_path: Path
-):
+@with_server(options=("--config-poll", "0.1"))
+async def test_without_file_watchers_the_server_polls_the_pyproject(client: EditorClient, tmp_path: Path):
     """No file watchers and no event from the editor at all (a pyproject.toml saved in a buffer
     the server is not attached to): the server's own look at the file re-publishes."""
-    client = client_polled_often
-    uris = await start(client, tmp_path, {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\n"}, "neovim@v0.7.0")
+    files = {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\n"}
+    uris = await start(client, tmp_path, files, NEOVIM_07_CAPABILITIES)
     uri = uris["model.py"]
     open_doc(client, uri, MODEL)
     await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101", "ZL201"])
@@ -363,7 +341,8 @@ async def test_without_file_watchers_the_server_polls_the_pyproject(
     assert found[0].range.start.line == 7
 
 
-async def test_edit_in_one_file_changes_another_files_scope(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_edit_in_one_file_changes_another_files_scope(client: EditorClient, tmp_path: Path):
     helper = "def helper(x):\n    if x.size(0) == 1:\n        return x\n    return x + 1\n"
     caller = "import torch\nfrom a import helper\n\n\ndef run(x):\n    return helper(x)\n"
     uris = await start(
@@ -381,7 +360,8 @@ async def test_edit_in_one_file_changes_another_files_scope(client: LanguageClie
     await wait_diagnostics(client, uris["a.py"], lambda ds: len(ds) == 0)
 
 
-async def test_scope_from_unopened_workspace_file(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_scope_from_unopened_workspace_file(client: EditorClient, tmp_path: Path):
     """The index covers files that are not open: b.py compiles a.py's helper from disk."""
     helper = "def helper(x):\n    if x.size(0) == 1:\n        return x\n    return x + 1\n"
     caller = "import torch\nfrom a import helper\n\n\n@torch.compile\ndef run(x):\n    return helper(x)\n"
@@ -393,16 +373,17 @@ async def test_scope_from_unopened_workspace_file(client: LanguageClient, tmp_pa
     assert shape(found) == [("ZL101", 1, 7, 1, 21)]
 
 
-async def test_shutdown_and_exit(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_shutdown_and_exit(client: EditorClient, tmp_path: Path):
     uris = await start(client, tmp_path, {"model.py": MODEL})
     open_doc(client, uris["model.py"], MODEL)
     await wait_diagnostics(client, uris["model.py"], lambda ds: len(ds) == 2)
     await client.shutdown_session()
     assert client._server.returncode == 0
-    client.capabilities = None  # the fixture's own shutdown has nothing left to do
 
 
-async def test_random_edits_agree_with_the_cli(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_random_edits_agree_with_the_cli(client: EditorClient, tmp_path: Path):
     """After each series of seeded random edits (incremental changes), the server's diagnostics
     are ``zlint FILE --format json``'s findings; the whole series is checked where it parses.
     ``benchmarks/server.py --edits 100`` runs the issue's 100 edits."""
@@ -454,7 +435,8 @@ def train(batches):
 """
 
 
-async def test_unsafe_fix_is_a_separate_labelled_action(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_unsafe_fix_is_a_separate_labelled_action(client: EditorClient, tmp_path: Path):
     uris = await start(client, tmp_path, {"train.py": LOOPED, "pyproject.toml": '[tool.zlint]\nselect = ["ZL401"]\n'})
     uri = uris["train.py"]
     open_doc(client, uri, LOOPED)
@@ -475,7 +457,8 @@ async def test_unsafe_fix_is_a_separate_labelled_action(client: LanguageClient, 
     await wait_diagnostics(client, uri, lambda ds: len(ds) == 0)
 
 
-async def test_a_broken_pyproject_is_shown_and_the_defaults_apply(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_a_broken_pyproject_is_shown_and_the_defaults_apply(client: EditorClient, tmp_path: Path):
     uris = await start(client, tmp_path, {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\nselect = 3\n"})
     open_doc(client, uris["model.py"], MODEL)
     found = await wait_diagnostics(client, uris["model.py"], lambda ds: len(ds) == 2)
@@ -489,7 +472,8 @@ async def test_a_broken_pyproject_is_shown_and_the_defaults_apply(client: Langua
 
 
 
-async def test_columns_are_in_the_clients_units(client: LanguageClient, tmp_path: Path):
+@with_server
+async def test_columns_are_in_the_clients_units(client: EditorClient, tmp_path: Path):
     """zlint counts code points; the client (VS Code's capabilities: UTF-16) counts units: a
     character outside the BMP before a finding is two."""
     text = MODEL.replace("    if x.size(0) == 1:", '    if "\U0001F600" and x.size(0) == 1:')

@@ -110,6 +110,20 @@ def test_the_cli_does_not_load_pygls():
     assert done.stdout.strip() == "[]"
 
 
+def test_the_server_without_its_extra_says_how_to_install_it_from_a_clone():
+    """zlint is not on PyPI (README, Install): the hint installs the extra from the clone, as the
+    README and docs/editors.md do, never ``pip install 'zlint[server]'`` from an index."""
+    # pygls blocked as if not installed (None in sys.modules makes its import fail)
+    code = "import sys; sys.modules['pygls'] = None; from zlint.frontends.cli import main; sys.exit(main(['server']))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(
+        "zlint: error: the server needs pygls and lsprotocol; in your zlint clone: pip install '.[server]' "
+        "(from elsewhere: pip install '/path/to/zlint[server]') ("
+    )
+    assert "pip install 'zlint[server]'" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
 def test_a_failing_handler_is_logged_not_raised(caplog):
     from zlint.frontends.server.lsp import ZlintServer, _guarded
 

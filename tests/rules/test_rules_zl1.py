@@ -70,8 +70,82 @@ def attn(q, k, v):
 """
     assert codes_at(code) == [(4, 62, "ZL101")]
     finding = lint(code)[0]
-    assert "passes on a size being 0/1: blocks single-graph mode" in finding.message
+    assert finding.message == (
+        "`q_len > 1` passes on a size being 0 or 1: blocks single-graph mode; "
+        "pass a value that does not test the size (an explicit mask, a constant)"
+    )
     assert finding.tier == "single-graph"
+
+
+EMPTY_GUARD = "handle size 0 without a branch (ops work on empty tensors)"
+FAST_PATH = "drop the size-1 fast path: the general path handles size 1"
+BOTH = "let the general path handle sizes 0 and 1 (ops work on empty tensors)"
+CHECK = "state the check with torch._check"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        # an empty-input guard: torch._check(n != 0) would make every empty input raise
+        ("if x.size(0) == 0:\n        return x.new_zeros(4)",
+         f"`x.size(0) == 0` branches on a size being 0: {EMPTY_GUARD}"),
+        ("if x.size(0) > 0:\n        x = x * 2", f"`x.size(0) > 0` branches on a size being 0: {EMPTY_GUARD}"),
+        ("if x.size(0) >= 1:\n        x = x * 2", f"`x.size(0) >= 1` branches on a size being 0: {EMPTY_GUARD}"),
+        # a fast path for one element: redundant, the general path gives the same answer
+        ("if x.shape[0] == 1:\n        return x[0]", f"`x.shape[0] == 1` branches on a size being 1: {FAST_PATH}"),
+        ("if x.shape[0] != 1:\n        x = x.mean(0)", f"`x.shape[0] != 1` branches on a size being 1: {FAST_PATH}"),
+        # 0 and 1 on one side
+        ("if x.size(0) > 1:\n        x = x.mean(0)", f"`x.size(0) > 1` branches on a size being 0 or 1: {BOTH}"),
+        ("if x.size(0) >= 2:\n        x = x.mean(0)", f"`x.size(0) >= 2` branches on a size being 0 or 1: {BOTH}"),
+        ("if x.size(0) in (0, 1):\n        return x", f"`x.size(0) in (0, 1)` branches on a size being 0 or 1: {BOTH}"),
+        # a validation: the check is right, torch._check states it without a branch
+        ("if x.size(0) == 0:\n        raise ValueError('empty')", f"`x.size(0) == 0` checks a size being 0: {CHECK}"),
+        ("assert not (x.size(0) == 1 and x.dim() > 2)", f"`x.size(0) == 1` checks a size being 1: {CHECK}"),
+    ],
+)
+def test_zl101_advice_follows_what_the_test_singles_out(body, message):
+    """`use torch._check` on `if n == 0: return empty` would make empty inputs raise: the advice
+    is right for the pattern named."""
+    code = f"import torch\n\n\ndef f(x: torch.Tensor):\n    {body}\n    return x\n"
+    (finding,) = [d for d in lint(code) if d.code == "ZL101"]
+    subject, advice = message.split(": ", 1)
+    assert finding.message == f"{subject}: blocks single-graph mode; {advice}"
+
+
+def test_zl102_advises_torch_check_only_for_a_check():
+    code = """\
+import torch
+def f(x: torch.Tensor):
+    if not x.numel():
+        raise ValueError("empty")
+    if x.numel():
+        x = x * 2
+    return x
+"""
+    assert [(d.line, d.message) for d in lint(code) if d.code == "ZL102"] == [
+        (3, "`x.numel()` tests a size for truth: blocks single-graph mode; state the check with torch._check"),
+        (5, "`x.numel()` tests a size for truth: blocks single-graph mode; handle 0 branch-free"),
+    ]
+
+
+def test_zl103_never_advises_torch_check_for_a_branch():
+    """ZL103 reports only branches (checks that raise stay quiet): torch._check there would turn
+    the other side into an error."""
+    code = """\
+import torch
+def f(x: torch.Tensor):
+    if x.size(0) > 32:
+        x = x[:32]
+    if x.size(1) % 8:
+        x = x * 2
+    return x
+"""
+    assert [d.message for d in lint(code) if d.code == "ZL103"] == [
+        "`x.size(0) > 32` is a size threshold: recompiles when it flips; "
+        "make it branch-free (slices clamp, pad by 0) or use torch.cond",
+        "`x.size(1) % 8` is a divisibility test: recompiles when it flips; "
+        "make it branch-free (slices clamp, pad by 0) or use torch.cond",
+    ]
 
 
 def test_size_bool_never_used_for_control_flow_is_quiet():

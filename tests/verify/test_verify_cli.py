@@ -232,6 +232,8 @@ def test_configured_examples_are_resolved_by_the_settings(tmp_path):
     from zlint.core.settings import ConfigError, settings_from_table
 
     config = str(tmp_path / "pyproject.toml")
+    (tmp_path / "inputs").mkdir()
+    (tmp_path / "inputs" / "ex.py").write_text("")
     settings = settings_from_table({"verify": {"examples": ["inputs/ex.py"]}}, config, tmp_path)
     assert settings.verify_examples == (str((tmp_path / "inputs" / "ex.py").resolve()),)
     assert settings_from_table({"verify": {}}, config, tmp_path).verify_examples == ()
@@ -259,4 +261,7 @@ def test_configured_examples_file_that_does_not_exist_is_an_error(tmp_path):
     proc = run_zlint("--verify", "model.py", cwd=tmp_path)
     assert proc.returncode == 2
     missing = (tmp_path / "nope.py").resolve()
-    assert proc.stderr.strip() == f"zlint: error: [tool.zlint.verify] examples: no such file: {missing}"
+    assert proc.stderr == (
+        f"zlint: error: {tmp_path / 'pyproject.toml'}: "
+        f"[tool.zlint.verify] examples: no such file: 'nope.py' ({missing})\n"
+    )

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 from zlint.adoption.add_noqa import add_noqa
 from zlint.adoption.baseline import load_baseline, write_baseline
-from zlint.core.atomic import ChangedOnDisk
 from zlint.core.diagnostics import Diagnostic, FileError
 
 
@@ -51,8 +50,9 @@ def adopt(
         for path, diags in by_path.items():
             try:
                 edit = add_noqa(path, diags)
-            except (OSError, ChangedOnDisk) as exc:
+            except OSError as exc:  # atomic_write's refusals (ChangedOnDisk, WriteRefused) too
                 out.errors.append(FileError(path, f"cannot add noqa: {exc}"))
+                left.extend(diags)  # not suppressed, so still reported
                 continue
             added += edit.added
             files += 1 if edit.added else 0

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zlint.core.atomic import atomic_write
+from zlint.core.atomic import atomic_write, read_snapshot
 from zlint.core.diagnostics import Diagnostic
 from zlint.core.noqa import INLINE, UNUSED_NOQA_CODE, for_tokenize, physical_lines
 
@@ -66,7 +66,8 @@ def _with_codes(line: str, comment: tuple[int, int] | None, codes: list[str]) ->
 def add_noqa(path: str | Path, diagnostics: Iterable[Diagnostic]) -> NoqaEdit:
     """Suppress ``diagnostics`` (all in ``path``) with noqa comments; writes only on change.
 
-    Raises OSError (and :class:`zlint.core.atomic.ChangedOnDisk`) when the file cannot be updated.
+    Raises OSError (:class:`zlint.core.atomic.ChangedOnDisk` and ``WriteRefused`` among them) when
+    the file cannot be updated.
     """
     edit = NoqaEdit(str(path))
     wanted: dict[int, list[str]] = {}
@@ -76,7 +77,8 @@ def add_noqa(path: str | Path, diagnostics: Iterable[Diagnostic]) -> NoqaEdit:
     if not wanted:
         return edit
 
-    data = Path(path).read_bytes()
+    snapshot = read_snapshot(path)
+    data = snapshot.data
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)  # 'utf-8-sig' keeps a BOM
     text = data.decode(encoding)
     lines = physical_lines(text, keepends=True)
@@ -91,7 +93,7 @@ def add_noqa(path: str | Path, diagnostics: Iterable[Diagnostic]) -> NoqaEdit:
         lines[lineno - 1] = new_body + raw[len(body):]
         edit.added += len(added)
     if edit.added:
-        atomic_write(path, "".join(lines).encode(encoding), expected=data)
+        atomic_write(path, "".join(lines).encode(encoding), expected=snapshot)
     return edit
 
 

@@ -89,6 +89,10 @@ class Diagnostic:
     #: a fact of the run the finding holds only under (:func:`tensor_check_need`): the linted file
     #: cannot see it, the run's index can; placement drops the finding where it is not so. "": none
     needs: str = field(compare=False, default="")
+    #: the tensor sizes the flagged expression reads, where known: ``"NAME:DIM"`` separated by
+    #: spaces (``"boxes:0 x:*"``; see :attr:`zlint.facts.lattice.Fact.origin`). A workload
+    #: (:mod:`zlint.workload`) decides from it whether the finding costs in that deployment
+    reads: str = field(compare=False, default="")
 
     def to_dict(self, url: str | None = None) -> dict:
         """The JSON shape, close to Ruff's: 1-based rows and columns; ``url``: the rule's page

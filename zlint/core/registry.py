@@ -292,6 +292,12 @@ def expand(selector: str) -> frozenset[str]:
     return codes
 
 
+def canonical(selectors: Iterable[str]) -> tuple[str, ...]:
+    """Selectors as the registry spells codes (``" zl1"`` -> ``"ZL1"``): a selector is matched
+    without regard to case, so its spelling must not make two settings differ."""
+    return tuple(selector.strip().upper() for selector in selectors)
+
+
 def expand_all(selectors: Iterable[str]) -> frozenset[str]:
     """The union of the codes that ``selectors`` name."""
     out: set[str] = set()

@@ -64,6 +64,9 @@ class Settings:
     verify_examples: tuple[str, ...] = ()
     #: ``docs-url``: the docs site the reports link each rule's page on (``ZLINT_DOCS_URL`` wins)
     docs_url: str | None = None
+    #: ``workload``: a workload file (``zlint record``), absolute; findings are decided by what it
+    #: recorded (:mod:`zlint.workload.decide`)
+    workload: str | None = None
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -164,10 +167,41 @@ _LIST_KEYS = {
 _CHOICE_KEYS = {"scope": ("default", "all"), "target": ("default", "single-graph")}
 
 
+#: the keys whose strings are rule selectors
+_CODE_KEYS = frozenset({"select", "extend-select", "ignore"})
+
+
 def _str_list(path: str, key: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(path, f"[tool.zlint] {key} must be a list of strings")
     return tuple(value)
+
+
+def _selectors(path: str, key: str, value: Any) -> tuple[str, ...]:
+    """Rule selectors, checked as the user wrote them (an error quotes their spelling), kept as
+    the registry spells them: ``zl101`` and ``ZL101`` give equal settings and share the cache."""
+    selectors = _str_list(path, key, value)
+    try:
+        registry.expand_all(selectors)
+    except registry.UnknownSelector as exc:
+        raise ConfigError(path, f"[tool.zlint]: {exc}") from None
+    return registry.canonical(selectors)
+
+
+def _examples(path: str, value: Any) -> tuple[str, ...]:
+    """``[tool.zlint.verify] examples``: absolute paths of files that exist (relative ones are
+    relative to the config file), checked now rather than when ``--verify`` first needs them."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(path, "[tool.zlint.verify] examples must be a list of file paths")
+    base = Path(path).parent if path else Path.cwd()
+    found = []
+    for name in value:
+        full = (base / name).resolve()
+        if not full.is_file():
+            what = "not a file" if full.exists() else "no such file"
+            raise ConfigError(path, f"[tool.zlint.verify] examples: {what}: {name!r} ({full})")
+        found.append(str(full))
+    return tuple(found)
 
 
 def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> Settings:
@@ -175,11 +209,17 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
     kwargs: dict[str, Any] = {"root": root, "config_path": Path(path) if path else None}
     for key, value in table.items():
         if key in _LIST_KEYS:
-            kwargs[_LIST_KEYS[key]] = _str_list(path, key, value)
+            read = _selectors if key in _CODE_KEYS else _str_list
+            kwargs[_LIST_KEYS[key]] = read(path, key, value)
         elif key == "docs-url":
             if not isinstance(value, str) or not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$", value):
                 raise ConfigError(path, "[tool.zlint] docs-url must be a URL such as 'https://example.org/zlint/'")
             kwargs["docs_url"] = value
+        elif key == "workload":
+            if not isinstance(value, str) or not value:
+                raise ConfigError(path, "[tool.zlint] workload must be the path of a workload file (zlint record)")
+            base = Path(path).parent if path else Path.cwd()
+            kwargs["workload"] = str((base / value).resolve())
         elif key == "compiled-only":
             if not isinstance(value, bool):
                 raise ConfigError(path, "[tool.zlint] compiled-only must be true or false")
@@ -199,28 +239,22 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
         elif key == "verify":  # [tool.zlint.verify]: the examples files --verify imports
             if not isinstance(value, dict) or set(value) - {"examples"}:
                 raise ConfigError(path, "[tool.zlint.verify] is a table whose only key is examples")
-            examples = value.get("examples", [])
-            if not isinstance(examples, list) or not all(isinstance(v, str) for v in examples):
-                raise ConfigError(path, "[tool.zlint.verify] examples must be a list of file paths")
-            base = Path(path).parent if path else Path.cwd()
-            kwargs["verify_examples"] = tuple(str((base / v).resolve()) for v in examples)
+            kwargs["verify_examples"] = _examples(path, value.get("examples", []))
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(path, "[tool.zlint] per-file-ignores must be a table of pattern = [codes]")
             kwargs["per_file_ignores"] = tuple(
-                (pattern, _str_list(path, f"per-file-ignores.{pattern!r}", codes))
+                (pattern, _selectors(path, f"per-file-ignores.{pattern!r}", codes))
                 for pattern, codes in value.items()
             )
         else:
             names = [
                 *_LIST_KEYS, *_CHOICE_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify", "docs-url",
+                "workload",
             ]
             known = ", ".join(sorted(names))
             raise ConfigError(path, f"unknown key {key!r} in [tool.zlint] (known: {known})")
-    try:
-        return Settings(**kwargs)
-    except registry.UnknownSelector as exc:
-        raise ConfigError(path, f"[tool.zlint]: {exc}") from None
+    return Settings(**kwargs)
 
 
 #: pyproject.toml path -> (its text, its settings): each directory of a run looks its config up,

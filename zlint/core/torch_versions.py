@@ -20,6 +20,7 @@ import json
 import pkgutil
 import re
 import sys
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +41,11 @@ SIMPLE_TYPES = {"bool": bool, "int": int, "float": float, "str": str}
 SYMBOLIC_SINCE = (2, 13, 0)
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
+#: the whole of a version a user may write: a release with optional PEP 440 pre-, post-, dev- and
+#: local parts ("2.13", "2.13.0", "2.14.0rc1", "2.15.0.dev20250101", "2.13.0+cpu")
+_SETTING = re.compile(r"^\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[A-Za-z0-9.]+)?$")
+#: torch.compile, what zlint's rules are about, first shipped in torch 2.0
+FIRST_SUPPORTED = (2, 0, 0)
 
 
 class TorchVersionError(ValueError):
@@ -60,13 +66,29 @@ def format_version(version: tuple[int, int, int]) -> str:
 
 
 def validate_torch_version(value: Any) -> str:
-    """The normalized ``torch-version`` setting (``"2.13"`` -> ``"2.13.0"``); raises on bad values."""
+    """The normalized ``torch-version`` setting (``"2.13"`` -> ``"2.13.0"``); raises on a value
+    that is not a version, or a version outside :func:`supported_versions`."""
     if not isinstance(value, str):
         raise TorchVersionError(f"torch-version must be a string like '2.13', not {value!r}")
+    if not _SETTING.match(value.strip()):
+        raise TorchVersionError(f"not a torch version: {value!r} (expected e.g. '2.13' or '2.13.0')")
     version = parse_version(value)
-    if version[0] < 1 or version[0] > 9:
-        raise TorchVersionError(f"not a torch version: {value!r}")
+    first, last_major = supported_versions()
+    if not first <= version < (last_major + 1, 0, 0):
+        shipped = ", ".join(format_version(v) for v in known_versions())
+        raise TorchVersionError(
+            f"torch-version {value!r} is not supported: zlint supports torch {first[0]}.{first[1]} to "
+            f"{last_major}.x (facts shipped for {shipped}; other releases use the nearest)"
+        )
     return format_version(version)
+
+
+def supported_versions() -> tuple[tuple[int, int, int], int]:
+    """The oldest torch the setting may name, and the newest major release: torch.compile's
+    first release, up to the major version of the newest shipped facts (a new major version may
+    change what the facts mean, so its nearest data would be a guess)."""
+    versions = known_versions()
+    return FIRST_SUPPORTED, max(versions)[0] if versions else FIRST_SUPPORTED[0]
 
 
 def known_versions() -> list[tuple[int, int, int]]:
@@ -138,6 +160,11 @@ class TorchData:
     compile_only_options: frozenset[str]
     limits: dict[str, int]
     names: dict[str, frozenset[str]]
+    #: the ``math`` functions dynamo evaluates on a symbolic size without specializing it (torch's
+    #: SymNode implements them: ``ceil``, ``floor``, ``trunc``, ``sqrt``, ``cos``, ...); any other
+    #: ``math`` function, and every numpy function, gets the concrete int and guards on it. None:
+    #: the file predates the key (the loader borrows the nearest version's)
+    symbolic_math: frozenset[str] | None = None
 
     def has_option(self, key: str) -> bool:
         """torch accepts ``-`` for ``_`` in option keys."""
@@ -162,6 +189,7 @@ def _from_json(raw: dict[str, Any], requested: str | None) -> TorchData:
         compile_only_options=frozenset(raw["compile_only_options"]),
         limits=raw["dynamo_limits"],
         names={ns: frozenset(names) for ns, names in raw["names"].items()},
+        symbolic_math=frozenset(raw["symbolic_math"]) if "symbolic_math" in raw else None,
     )
 
 
@@ -186,7 +214,16 @@ def _load(version: str) -> TorchData:
     chosen = wanted if wanted in versions else nearest_version(wanted, versions)
     name = format_version(chosen)
     raw = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    return _from_json(raw, None if chosen == wanted else format_version(wanted))
+    data = _from_json(raw, None if chosen == wanted else format_version(wanted))
+    if data.symbolic_math is None:  # a file made before the key: the nearest version that has it
+        others = [v for v in versions if v != chosen]
+        while others and data.symbolic_math is None:
+            near = nearest_version(chosen, others)
+            others.remove(near)
+            borrowed = json.loads((DATA_DIR / f"{format_version(near)}.json").read_text(encoding="utf-8"))
+            if "symbolic_math" in borrowed:
+                data = dataclasses.replace(data, symbolic_math=frozenset(borrowed["symbolic_math"]))
+    return data
 
 
 def torch_data(version: str | None = None, settings: Any = None) -> TorchData:
@@ -271,9 +308,20 @@ def extract(torch: ModuleType) -> dict[str, Any]:
         for name in ("mark_dynamic", "maybe_mark_dynamic", "mark_static")
         if callable(getattr(dynamo, name, None))
     }
+    # the math functions a SymNode answers symbolically: its magic methods and its _sym_* ops
+    import math
+
+    sym_node = importlib.import_module("torch.fx.experimental.sym_node")
+    symbolic_math = sorted(
+        name for name in dir(math)
+        if not name.startswith("_") and (
+            hasattr(sym_node.SymNode, f"_sym_{name}") or name in getattr(sym_node, "METHOD_TO_OPERATOR", {})
+        )
+    )
     return {
         "schema": SCHEMA,
         "torch": version,
+        "symbolic_math": symbolic_math,
         "compile_parameters": sorted(signature.parameters),
         "compile_positional": positional,
         "modes": modes,

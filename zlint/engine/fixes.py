@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zlint.core.atomic import ChangedOnDisk, atomic_write
+from zlint.core.atomic import ChangedOnDisk, Snapshot, atomic_write, read_snapshot
 from zlint.core.diagnostics import Applicability, Diagnostic, FileError, Fix
 from zlint.core.source import SourceError, check_syntax
 from zlint.engine import lint as engine
@@ -60,6 +60,11 @@ def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
         applied += 1
     out.append(text[cursor:])
     return "".join(out), applied
+
+
+def hidden_fixes(diagnostics: list[Diagnostic]) -> int:
+    """How many distinct unsafe fixes ``diagnostics`` offer: what ``--unsafe-fixes`` would add."""
+    return len(selected_fixes(diagnostics, True)) - len(selected_fixes(diagnostics, False))
 
 
 def selected_fixes(diagnostics: list[Diagnostic], unsafe: bool) -> list[Fix]:
@@ -141,11 +146,13 @@ def fix_file(
     are placed as the run places them (None: by the file alone, as ``zlint FILE``). ``data``: the
     file's bytes from elsewhere (stdin), fixed and never written."""
     name = str(path)
+    snapshot: Snapshot | None = None
     if data is not None:
         write = False
     else:
         try:
-            data = Path(path).read_bytes()
+            snapshot = read_snapshot(path)
+            data = snapshot.data
         except OSError:
             first = engine.lint_file(path, settings)  # the same one-line error as without --fix
             return FixOutcome(name, first.diagnostics, error=first.error)
@@ -175,9 +182,9 @@ def fix_file(
         )
         return outcome
     try:
-        atomic_write(path, bom + text.encode(encoding), expected=data)
-    except ChangedOnDisk:
-        outcome.error = FileError(name, "changed on disk since it was read; fixes not written")
+        atomic_write(path, bom + text.encode(encoding), expected=snapshot)
+    except ChangedOnDisk as exc:
+        outcome.error = FileError(name, f"{exc}; fixes not written")
         outcome.diagnostics, outcome.fixed = first.diagnostics, 0
     except OSError as exc:
         outcome.error = FileError(name, f"cannot write fixes: {exc.strerror or exc}")
@@ -192,6 +199,8 @@ class FixSession:
         self.unsafe, self.diff = unsafe, diff
         self.write = write and not diff
         self.fixed = 0
+        #: unsafe fixes left unapplied for want of ``--unsafe-fixes`` (set by the run's fix step)
+        self.hidden = 0
         self.diffs: list[str] = []
         #: the fixed bytes of the files not written (``zlint - --fix``), in order
         self.sources: list[bytes] = []
@@ -211,5 +220,11 @@ class FixSession:
         noun = "finding" if self.fixed == 1 else "findings"
         if self.diff:
             files = len(self.diffs)
-            return f"Would fix {self.fixed} {noun} in {files} file{'s' if files != 1 else ''}."
-        return f"Fixed {self.fixed} {noun}."
+            done = f"Would fix {self.fixed} {noun} in {files} file{'s' if files != 1 else ''}"
+        else:
+            done = f"Fixed {self.fixed} {noun}"
+        if not self.hidden:
+            return done + "."
+        # as Ruff: a user who ran --fix should learn that more fixes exist and how to get them
+        fixes = "1 unsafe fix" if self.hidden == 1 else f"{self.hidden} unsafe fixes"
+        return f"{done} ({fixes} not applied: --unsafe-fixes applies {'it' if self.hidden == 1 else 'them'})."

@@ -11,6 +11,8 @@ size comparison at all. Nor is a dim the function tests against several small va
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import libcst as cst
 
 from zlint.cst.batched import visit
@@ -39,20 +41,32 @@ COMPARISON_OPS = (
 )
 
 
+class Reading(NamedTuple):
+    """What one comparison compares a size with (:meth:`ComparisonFacts._compare`)."""
+
+    versus: Versus
+    #: the constant, as the message shows it, or None
+    constant: str | None = None
+    #: Versus.ZERO_ONE: the small sizes the test sets apart (:attr:`Fact.small`)
+    small: frozenset[int] = frozenset()
+
+
 class ComparisonFacts:
     """``leave_Comparison`` and the reading of each comparison (see the module docstring)."""
 
     def leave_Comparison(self, original_node: cst.Comparison) -> None:
         versus: set[Versus] = set()
         constants: list[str] = []
+        small: frozenset[int] = frozenset()
         left = original_node.left
         for target in original_node.comparisons:
             right = target.comparator
             found = self._compare(left, target.operator, right)
             if found is not None:
-                versus.add(found[0])
-                if found[1] is not None:
-                    constants.append(found[1])
+                versus.add(found.versus)
+                small |= found.small
+                if found.constant is not None:
+                    constants.append(found.constant)
             left = right
         if versus:
             self._set(
@@ -62,6 +76,7 @@ class ComparisonFacts:
                     sources=(original_node,),
                     versus=frozenset(versus),
                     constants=tuple(constants),
+                    small=small,
                 ),
             )
         elif self._compares_tensor(original_node):
@@ -74,7 +89,7 @@ class ComparisonFacts:
 
     def _compare(
         self, left: cst.BaseExpression, op: cst.BaseCompOp, right: cst.BaseExpression
-    ) -> tuple[Versus, str | None] | None:
+    ) -> Reading | None:
         """What a size in ``left op right`` is compared with, or None when no size is involved."""
         lk, rk = self._kind(left), self._kind(right)
         if isinstance(op, (cst.In, cst.NotIn, cst.Equal, cst.NotEqual)) and self._enumerated(left, right):
@@ -84,13 +99,14 @@ class ComparisonFacts:
                 values = [number_literal(e.value) for e in right.elements]
                 if values and all(v is not None for v in values):
                     text = ", ".join(str(v) for v in values)
-                    return (Versus.ZERO_ONE if {0, 1} & set(values) else Versus.CONSTANT), text
+                    small = frozenset({0, 1} & set(values))
+                    return Reading(Versus.ZERO_ONE if small else Versus.CONSTANT, text, small)
             return None
         if not isinstance(op, COMPARISON_OPS):
             return None
         sized = {Kind.SIZE, Kind.SHAPE}
         if lk in sized and rk in sized:
-            return Versus.SIZE, None
+            return Reading(Versus.SIZE)
         for mine, own_node, other_node in ((lk, left, right), (rk, right, left)):
             if mine is Kind.SIZE:
                 value = number_literal(other_node)
@@ -100,13 +116,13 @@ class ComparisonFacts:
                     return self._versus_value(own_node, op if own_node is left else _flip(op), value)
                 if self._kind(other_node) is Kind.STATIC:
                     # num_patches == num_positions (a parameter's dim): a constant the size meets
-                    return Versus.CONSTANT, _short(other_node)
+                    return Reading(Versus.CONSTANT, _short(other_node))
                 if self._is_threshold(other_node):
                     if names_width(other_node):
                         return None  # x.shape[1] != self.in_channels: a dim the model fixes
-                    return Versus.CONSTANT, _short(other_node)
+                    return Reading(Versus.CONSTANT, _short(other_node))
             if mine is Kind.SHAPE and isinstance(other_node, (cst.Tuple, cst.List)):
-                return Versus.CONSTANT, None
+                return Reading(Versus.CONSTANT)
         return None
 
     def _enumerated(self, left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
@@ -140,17 +156,17 @@ class ComparisonFacts:
             return all(number_literal(side) is not None or self._is_threshold(side) for side in (node.left, node.right))
         return False
 
-    def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: float) -> tuple[Versus, str | None]:
+    def _versus_value(self, own: cst.BaseExpression, op: cst.BaseCompOp, value: float) -> Reading:
         """What ``own op value`` compares the underlying size with: ``n - 3 > 0`` is ``n > 3``,
         ``n - c > 0`` is ``n > c``, ``n // 4 > 0`` is ``n >= 4``; ``n >= 2`` is ``n > 1``."""
         fact = self.fact(own)
         if value == 0 and fact is not None and fact.remainder:
-            return Versus.DIVISIBILITY, None
+            return Reading(Versus.DIVISIBILITY)
         while isinstance(own, cst.BinaryOperation):
             operator, left, right = own.operator, own.left, own.right
             lk, rk = self._kind(left), self._kind(right)
             if isinstance(operator, cst.Modulo):
-                return (Versus.DIVISIBILITY, None) if value == 0 else (Versus.CONSTANT, str(value))
+                return Reading(Versus.DIVISIBILITY) if value == 0 else Reading(Versus.CONSTANT, str(value))
             if isinstance(operator, (cst.Add, cst.Subtract)):
                 if rk is Kind.SIZE and lk is not Kind.SIZE and isinstance(operator, cst.Add):
                     left, right, lk, rk = right, left, rk, lk
@@ -158,7 +174,7 @@ class ComparisonFacts:
                     break
                 shift = number_literal(right)
                 if shift is None:
-                    return Versus.CONSTANT, _short(right)  # x.shape[1] - c > 0: n > c
+                    return Reading(Versus.CONSTANT, _short(right))  # x.shape[1] - c > 0: n > c
                 value = value - shift if isinstance(operator, cst.Add) else value + shift
                 own = left
                 continue
@@ -172,8 +188,8 @@ class ComparisonFacts:
             break
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        zero_one = value in (0, 1) or (value == 2 and isinstance(op, (cst.GreaterThanEqual, cst.LessThan)))
-        return (Versus.ZERO_ONE if zero_one else Versus.CONSTANT), str(value)
+        small = _small_sizes(op, value)
+        return Reading(Versus.ZERO_ONE if small else Versus.CONSTANT, str(value), small)
 
 
 _FLIPPED = {
@@ -186,6 +202,20 @@ def _flip(op: cst.BaseCompOp) -> cst.BaseCompOp:
     """``a < b`` read from ``b``'s side: ``b > a``."""
     flipped = _FLIPPED.get(type(op))
     return flipped() if flipped is not None else op
+
+
+def _small_sizes(op: cst.BaseCompOp, value: float) -> frozenset[int]:
+    """The sizes among 0 and 1 that ``size op value`` sets apart from the sizes above them:
+    ``== 0``, ``> 0``, ``>= 1``, ``< 1`` single out 0 (an empty input); ``== 1``, ``!= 1`` single
+    out 1; ``> 1``, ``<= 1``, ``>= 2``, ``< 2`` put 0 and 1 on one side. Empty for any other test
+    (a threshold)."""
+    if value == 0 or (value == 1 and isinstance(op, (cst.GreaterThanEqual, cst.LessThan))):
+        return frozenset({0})
+    if value == 1 and isinstance(op, (cst.Equal, cst.NotEqual)):
+        return frozenset({1})
+    if value == 1 or (value == 2 and isinstance(op, (cst.GreaterThanEqual, cst.LessThan))):
+        return frozenset({0, 1})
+    return frozenset()
 
 
 def _decided_for_positive(fact: Fact | None, op: cst.BaseCompOp, value: float) -> bool:

@@ -42,6 +42,10 @@ class Fact:
     versus: frozenset[Versus] = frozenset()
     #: the literal constants a size is compared with (for messages)
     constants: tuple[str, ...] = ()
+    #: PREDICATE on a Comparison against 0 or 1: the small sizes the test sets apart from the
+    #: others (``n == 0``, ``n >= 1``: {0}; ``n == 1``: {1}; ``n > 1``, ``n in (0, 1)``: {0, 1}).
+    #: What the test singles out decides the advice: an empty-input guard, a size-1 fast path
+    small: frozenset[int] = frozenset()
     #: TENSOR: known to hold bools (``x > 0``, ``m.bool()``): indexing with it is data-dependent
     boolean: bool = False
     #: TENSOR/SHAPE: dims fixed by what the code does with the tensor (1: channels into a conv,
@@ -61,6 +65,11 @@ class Fact:
     #: TENSORS: positions of the tuple that hold plain Python values (a forward that returns
     #: ``hidden, lengths`` with ``lengths = [...]``)
     plain: frozenset[int] = frozenset()
+    #: SIZE/SHAPE: where the size comes from, as ``"NAME:DIM"`` (``x.size(0)``: ``"x:0"``,
+    #: ``x.shape[-1]``: ``"x:-1"``, ``x.numel()``: ``"x:*"``; a SHAPE: ``"x"``), kept through
+    #: names, arithmetic and ``min``/``max``. A workload (:mod:`zlint.workload`) reads it to say
+    #: whether the size varies there; empty: not known
+    origin: tuple[str, ...] = ()
 
 
 SIZE = Fact(Kind.SIZE)
@@ -75,6 +84,20 @@ POSITIVE = Fact(Kind.SIZE, positive=True)
 STATIC = Fact(Kind.STATIC)
 
 
+def sized(origin: tuple[str, ...]) -> Fact:
+    """A size read from ``origin`` (the plain SIZE when it is not known)."""
+    return Fact(Kind.SIZE, origin=origin) if origin else SIZE
+
+
+def merged_origin(*facts: Fact | None) -> tuple[str, ...]:
+    """The origins of the sizes among ``facts``, in order, each once."""
+    seen: dict[str, None] = {}
+    for fact in facts:
+        if fact is not None and fact.kind is Kind.SIZE:
+            seen.update(dict.fromkeys(fact.origin))
+    return tuple(seen)
+
+
 def arith_fact(left: Fact | None, right: Fact | None) -> Fact | None:
     """The fact of ``left <op> right`` for arithmetic operators."""
     kinds = {f.kind if f else None for f in (left, right)}
@@ -84,7 +107,7 @@ def arith_fact(left: Fact | None, right: Fact | None) -> Fact | None:
         dims = tensors[0].static_dims if len(tensors) == 1 else frozenset()
         return Fact(Kind.TENSOR, static_dims=dims) if dims else TENSOR
     if Kind.SIZE in kinds:
-        return SIZE
+        return sized(merged_origin(left, right))
     if kinds & {Kind.RANK, Kind.STATIC} and kinds <= {Kind.RANK, Kind.STATIC, None}:
         return STATIC if Kind.STATIC in kinds else RANK
     return None

@@ -44,6 +44,8 @@ from zlint.facts.lattice import (
     Fact,
     Kind,
     arith_fact,
+    merged_origin,
+    sized,
 )
 from zlint.facts.literals import int_literal, number_literal, source_text
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
@@ -253,7 +255,14 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                         and not starred
                         and (i in fact.static_dims or i - len(elements) in fact.static_dims)
                     )
-                    sub = SHAPE if isinstance(element, cst.StarredElement) else STATIC if fixed else SIZE
+                    # `b, *rest, d = x.shape`: positions after a star count from the end
+                    stars = [j for j, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+                    position = i if not stars or i < stars[0] else i - len(elements)
+                    sub = (
+                        SHAPE if isinstance(element, cst.StarredElement)
+                        else STATIC if fixed
+                        else sized(_dim_origin(fact, position))
+                    )
                     self._bind(inner, sub, None, named)
                 elif fact is not None and fact.kind is Kind.TENSORS:
                     if isinstance(element, cst.StarredElement):
@@ -503,12 +512,14 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         attr = original_node.attr.value
         receiver = self.fact(original_node.value)
         if attr == "shape":
+            tensor = tensor_name(original_node.value)
+            origin = (tensor,) if tensor else ()
             if self._is_parameter(original_node.value) or (receiver is not None and receiver.fixed):
                 self._set(original_node, STATIC)
             elif receiver is not None and receiver.kind is Kind.TENSOR and receiver.static_dims:
-                self._set(original_node, Fact(Kind.SHAPE, static_dims=receiver.static_dims))
+                self._set(original_node, Fact(Kind.SHAPE, static_dims=receiver.static_dims, origin=origin))
             else:
-                self._set(original_node, SHAPE)
+                self._set(original_node, Fact(Kind.SHAPE, origin=origin) if origin else SHAPE)
         elif attr in {"values", "indices"} and receiver is not None and receiver.kind is Kind.TENSORS:
             self._set(original_node, TENSOR)  # x.max(dim=1).values
         elif attr == "ndim":
@@ -658,13 +669,16 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             ):
                 return STATIC
             dims = receiver.static_dims if receiver is not None and receiver.kind is Kind.TENSOR else frozenset()
+            tensor = tensor_name(func.value)
             if method == "size" and not args:
-                return Fact(Kind.SHAPE, static_dims=dims) if dims else SHAPE
+                return Fact(Kind.SHAPE, static_dims=dims, origin=(tensor,) if tensor else ())
             if method == "size" and len(args) == 1 and not args[0].star:
                 index = number_literal(args[0].value)
-                return STATIC if index is not None and index in dims else SIZE
+                if index is not None and index in dims:
+                    return STATIC
+                return sized((f"{tensor}:{index}",) if tensor and isinstance(index, int) else ())
             if method in {"numel", "nelement"} and not args:
-                return SIZE
+                return sized((f"{tensor}:*",) if tensor else ())
             if method in {"dim", "ndimension"} and not args:
                 return RANK
             if isinstance(func.value, cst.Name) and func.value.value == "self" and self._index is not None:
@@ -696,9 +710,11 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             if qual == "torch.numel":
                 return SIZE
             if qual in {"torch.sym_int", "torch.sym_max", "torch.sym_min", "torch.sym_float"}:
-                return SIZE if any(self._kind(a.value) is Kind.SIZE for a in args) else None
+                facts = [self.fact(a.value) for a in args]
+                return sized(merged_origin(*facts)) if any(f and f.kind is Kind.SIZE for f in facts) else None
             if qual in SIZE_PRESERVING_BUILTINS:
-                return SIZE if positional and self._kind(positional[0].value) is Kind.SIZE else None
+                first = self.fact(positional[0].value) if positional else None
+                return sized(first.origin) if first is not None and first.kind is Kind.SIZE else None
             if qual.startswith("torch."):
                 last = qual.rsplit(".", 1)[-1]
                 if last in {"split", "chunk", "unbind", "tensor_split"} and qual.count(".") == 1:
@@ -728,7 +744,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 if kind is Kind.SHAPE:
                     return RANK
                 if kind is Kind.TENSOR:
-                    return SIZE
+                    tensor = tensor_name(arg)
+                    return sized((f"{tensor}:0",) if tensor else ())
                 if kind in (Kind.CONTAINER, Kind.TENSORS):
                     return STATIC  # the length of a Python list or tuple: an int at trace time
                 if kind is None and isinstance(arg, cst.Name) and self._evidence:
@@ -738,16 +755,19 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                         return SIZE
                 return STATIC if kind is Kind.STATIC else None
             if name in {"int", "round", "abs"} and positional:
-                return SIZE if self._kind(positional[0].value) is Kind.SIZE else None
+                first = self.fact(positional[0].value)
+                return sized(first.origin) if first is not None and first.kind is Kind.SIZE else None
             if name in {"min", "max"} and positional:
-                kinds = [self._kind(a.value) for a in positional]
+                facts = [self.fact(a.value) for a in positional]
+                kinds = [f.kind if f else None for f in facts]
                 if Kind.SIZE in kinds and Kind.TENSOR not in kinds:
+                    origin = merged_origin(*facts)
                     if name == "min":
                         bounds = [number_literal(a.value) for a in positional]
                         ints = [b for b in bounds if isinstance(b, int)]
                         if ints:
-                            return Fact(Kind.SIZE, bound=min(ints))
-                    return SIZE
+                            return Fact(Kind.SIZE, bound=min(ints), origin=origin)
+                    return sized(origin)
             if name in {"any", "all"} and len(positional) == 1:
                 # any(c.size(2) < k for c in chunks): the bool of its element comparisons
                 inner = positional[0].value
@@ -807,7 +827,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             else:
                 position = number_literal(index.value)
                 fixed = value is not None and position is not None and position in value.static_dims
-                self._set(original_node, STATIC if fixed else SIZE)
+                self._set(original_node, STATIC if fixed else sized(_dim_origin(value, position)))
         elif kind is Kind.TENSORS and len(original_node.slice) == 1 and isinstance(
             original_node.slice[0].slice, cst.Index
         ):
@@ -878,9 +898,9 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         ):
             fact = replace(fact, fixed=True)  # 2 * R, R - I of static-shaped tensors
         if fact is not None and fact.kind is Kind.SIZE and isinstance(original_node.operator, cst.Modulo):
-            fact = REMAINDER  # `rest = n % k; if rest != 0:` guards divisibility, not a 0/1 size
+            fact = replace(REMAINDER, origin=fact.origin)  # `rest = n % k; if rest != 0:` guards divisibility, not a 0/1 size
         elif fact is not None and fact.kind is Kind.SIZE and _pads_to_multiple(original_node):
-            fact = POSITIVE  # `k - n % k` is in [1, k]
+            fact = replace(POSITIVE, origin=fact.origin)  # `k - n % k` is in [1, k]
         self._set(original_node, fact)
 
     def leave_UnaryOperation(self, original_node: cst.UnaryOperation) -> None:
@@ -898,7 +918,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             Kind.SIZE in kinds
             and any(number_literal(n) is not None for n in (original_node.body, original_node.orelse))
         ):
-            self._set(original_node, SIZE)
+            self._set(original_node, sized(merged_origin(body, orelse)))
         elif len(kinds) == 1 and body is not None:
             self._set(original_node, Fact(body.kind))
 
@@ -950,3 +970,23 @@ def _is_any(node: cst.BaseExpression) -> bool:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def tensor_name(node: cst.BaseExpression) -> str | None:
+    """The dotted name a tensor is read through (``x``, ``self.cache``), None for any other
+    expression: the name a workload records the tensor's sizes under."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _dim_origin(shape: Fact | None, position: object) -> tuple[str, ...]:
+    """The origin of one dim of ``shape`` (``x.shape[1]``, ``b, n = x.shape``)."""
+    if shape is None or not isinstance(position, int):
+        return ()
+    return tuple(f"{name}:{position}" for name in shape.origin if ":" not in name)

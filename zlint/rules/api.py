@@ -35,9 +35,6 @@ from zlint.candidates.gates.data_dependent import (
 from zlint.candidates.gates.sizes import (
     DESCRIBING_METHODS,
     LAYOUT_METHODS,
-    MESSAGE_CALLS,
-    MESSAGE_NAMES,
-    MESSAGE_SUFFIXES,
     OUTPUT_COUNT_OPS,
     SIZE_CONVERSIONS,
 )
@@ -77,8 +74,8 @@ __all__ = [
     "condition_atoms", "declared_static", "int_literal", "mark_kind", "names_fixed_size", "number_literal",
     "only_raises", "positional_params", "specializing_use", "truth_tested_in_assert",
     # the words a visitor matches as its gate does (zlint/candidates/gates/), or as the facts do
-    "DESCRIBING_METHODS", "ITERATING_BUILTINS", "LAYOUT_METHODS", "MESSAGE_CALLS", "MESSAGE_NAMES",
-    "MESSAGE_SUFFIXES", "NONZERO_FUNCTIONS", "OUTPUT_COUNT_OPS", "PLUGIN_ATTRIBUTES", "REPEAT_INTERLEAVE",
+    "DESCRIBING_METHODS", "ITERATING_BUILTINS", "LAYOUT_METHODS",
+    "NONZERO_FUNCTIONS", "OUTPUT_COUNT_OPS", "PLUGIN_ATTRIBUTES", "REPEAT_INTERLEAVE",
     "SIZED_FACTORIES", "SIZE_CONVERSIONS", "SYMBOLIC_CHECKS", "TENSOR_CHECKS", "UNIQUE_FUNCTIONS",
     "VALUE_CONVERSIONS",
     # the targeted torch version's facts

@@ -188,6 +188,11 @@ class Rule(cst.BatchableCSTVisitor):
     def report(
         self, node: cst.CSTNode, message: str, fix: Fix | None = None, tier: str | None = None, needs: str = ""
     ) -> None:
+        self._append(node, message, fix, tier, needs, reads="")
+
+    def _append(
+        self, node: cst.CSTNode, message: str, fix: Fix | None, tier: str | None, needs: str, reads: str
+    ) -> None:
         pos = self.get_metadata(PositionProvider, node)
         function = self.context.function
         self.context.diagnostics.append(
@@ -205,6 +210,7 @@ class Rule(cst.BatchableCSTVisitor):
                 fix=fix,
                 tier=tier or self.tier,
                 needs=needs,
+                reads=reads,
             )
         )
 
@@ -217,6 +223,25 @@ class SizeFactsRule(Rule):
     ``fact()`` fails loudly (LibCST: not declared in METADATA_DEPENDENCIES)."""
 
     METADATA_DEPENDENCIES = (SizeFactsProvider,)
+
+    def report(
+        self, node: cst.CSTNode, message: str, fix: Fix | None = None, tier: str | None = None, needs: str = ""
+    ) -> None:
+        self._append(node, message, fix, tier, needs, reads=" ".join(self.sizes_read(node)))
+
+    def sizes_read(self, node: cst.CSTNode) -> tuple[str, ...]:
+        """Where the sizes under ``node`` come from (:attr:`Fact.origin`), each once, outermost
+        first: what a workload looks up to tell whether the finding's sizes vary."""
+        seen: dict[str, None] = {}
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            fact = self.fact(current)
+            if fact is not None and fact.origin and fact.kind in (Kind.SIZE, Kind.SHAPE):
+                seen.update(dict.fromkeys(fact.origin))
+                continue  # its parts say the same, less precisely
+            pending.extend(reversed(current.children))
+        return tuple(seen)
 
     def fact(self, node: cst.CSTNode) -> Fact | None:
         """What the size facts say ``node`` holds; None: nothing they know of."""

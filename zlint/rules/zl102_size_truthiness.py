@@ -21,9 +21,11 @@ class SizeTruthiness(BranchRule):
             return  # `if n % 8:` branches on divisibility, which costs by default: ZL103's finding
         if fact.positive:
             return  # `k - n % k` is at least 1: always true
+        # a check that raises on an empty input is right as a check: torch._check keeps it without
+        # a branch; a branch around size 0 is what ops on empty tensors make unnecessary
+        advice = "state the check with torch._check" if where is Where.VALIDATION else "handle 0 branch-free"
         self.report_once(
             atom,
-            f"`{snippet(self.context, atom)}` tests a size for truth: blocks single-graph mode; "
-            "handle 0 branch-free",
+            f"`{snippet(self.context, atom)}` tests a size for truth: blocks single-graph mode; {advice}",
             tier="single-graph",
         )

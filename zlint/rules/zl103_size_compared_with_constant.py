@@ -8,6 +8,11 @@ from zlint.rules.api import Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
 from zlint.rules.calls import snippet
 
+#: Validations are not reported here, so every finding is a real branch: torch._check would turn
+#: its other side into an error. Slicing clamps and padding by 0 is a no-op, so most thresholds
+#: and divisibility tests can go; torch.cond keeps both sides in one graph.
+ADVICE = "make it branch-free (slices clamp, pad by 0) or use torch.cond"
+
 
 class SizeComparedWithConstant(BranchRule):
     code = "ZL103"
@@ -24,7 +29,7 @@ class SizeComparedWithConstant(BranchRule):
             self.report_once(
                 atom,
                 f"`{snippet(self.context, atom)}` is a divisibility test: recompiles when it flips; "
-                "torch._check it or use torch.cond",
+                f"{ADVICE}",
             )
             return
         for comparison in comparisons_of(atom, fact):
@@ -43,5 +48,5 @@ class SizeComparedWithConstant(BranchRule):
             self.report_once(
                 comparison,
                 f"`{snippet(self.context, comparison)}` is {what}: recompiles when it flips; "
-                "torch._check it or use torch.cond",
+                f"{ADVICE}",
             )

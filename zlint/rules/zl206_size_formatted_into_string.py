@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from zlint.rules.api import DESCRIBING_METHODS, MESSAGE_CALLS, MESSAGE_NAMES, MESSAGE_SUFFIXES, SizeFactsRule
+from zlint.rules.api import DESCRIBING_METHODS, SizeFactsRule
 from zlint.rules.calls import method_name, snippet
 
 
@@ -15,11 +15,18 @@ class SizeFormattedIntoString(SizeFactsRule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._quiet = 0  # inside raise/assert/warnings/logging
+        self._quiet = 0  # on the error path, in a lambda, in a describing method
+        #: the lambdas passed as torch._check* messages, and how deep the walk is in one
+        self._check_messages: set[int] = set()
+        self._in_check_message = 0
 
     def _report(self, node: cst.CSTNode, cost: str = "graph break") -> None:
         # measured on 2.13: an f-string specializes the size; str(), % and .format() break
-        if self._quiet:
+        if self._in_check_message:
+            # 2.13: "Can't convert torch._check*() message closure": the message may close
+            # over constants only, so a size in it breaks the graph at the check
+            cost = "graph break (a torch._check message may hold only constants)"
+        elif self._quiet:
             return
         self.report(
             node,
@@ -27,7 +34,14 @@ class SizeFormattedIntoString(SizeFactsRule):
             "outside compiled code",
         )
 
-    # -- where formatting is fine -----------------------------------------------------------
+    # -- where a string is built only when it is read ----------------------------------------
+    # A string is built where it is written, whatever it is for: `print(f"{n}")`,
+    # `logger.info(f"{n}")`, `torch._assert(ok, f"{n}")` and `msg = f"{n}"` all format the size on
+    # every call (measured on 2.13: one graph per size). Only a message dynamo never builds on the
+    # normal path is free: inside a `raise` or an `assert`'s message, in a block that ends by
+    # raising (the error path), in a `lambda` (`torch._check(ok, lambda: f"{n}")`), and in the
+    # methods that describe the object. Logging's own `%` arguments (`logger.info("%d", n)`) are
+    # not formatted here at all.
     def visit_Raise(self, node: cst.Raise) -> None:
         self._quiet += 1
 
@@ -40,6 +54,24 @@ class SizeFormattedIntoString(SizeFactsRule):
     def leave_Assert(self, original_node: cst.Assert) -> None:
         self._quiet -= 1
 
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._quiet += 1
+        if id(node) in self._check_messages:
+            self._in_check_message += 1
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._quiet -= 1
+        if id(original_node) in self._check_messages:
+            self._in_check_message -= 1
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        if _ends_by_raising(node):
+            self._quiet += 1
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        if _ends_by_raising(original_node):
+            self._quiet -= 1
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value in DESCRIBING_METHODS:
             self._quiet += 1
@@ -48,44 +80,16 @@ class SizeFormattedIntoString(SizeFactsRule):
         if original_node.name.value in DESCRIBING_METHODS:
             self._quiet -= 1
 
-    @staticmethod
-    def _reporting(node: cst.Call) -> bool:
-        func = node.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        # torch._check, torch_compilable_check, self.assertEqual, _assert: checks with messages
-        return last in MESSAGE_CALLS or last.endswith(MESSAGE_SUFFIXES) or "assert" in last or "check" in last
-
-    @staticmethod
-    def _message_target(node: cst.Assign) -> bool:
-        """``msg = f"..."``, ``deprecation_message = ...``: a message built for later."""
-        return any(
-            isinstance(t.target, cst.Name) and any(w in t.target.value.lower() for w in MESSAGE_NAMES)
-            for t in node.targets
-        )
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if self._message_target(node):
-            self._quiet += 1
-
-    def leave_Assign(self, original_node: cst.Assign) -> None:
-        if self._message_target(original_node):
-            self._quiet -= 1
-
     def visit_Call(self, node: cst.Call) -> None:
-        if self._reporting(node):
-            self._quiet += 1
-            return
         func = node.func
+        if (self.context.imports.qualify(func) or "").startswith("torch._check"):
+            self._check_messages.update(id(a.value) for a in node.args if isinstance(a.value, cst.Lambda))
         if isinstance(func, cst.Name) and func.value in {"str", "repr"} and len(node.args) == 1:
             if self.holds_size(node.args[0].value):
                 self._report(node)
         elif method_name(node) == "format" and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)):
             if any(self.holds_size(a.value) for a in node.args):
                 self._report(node)
-
-    def leave_Call(self, original_node: cst.Call) -> None:
-        if self._reporting(original_node):
-            self._quiet -= 1
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         if self.holds_size(node.expression):
@@ -96,3 +100,11 @@ class SizeFormattedIntoString(SizeFactsRule):
             node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
         ) and self.holds_size(node.right):
             self._report(node)
+
+
+def _ends_by_raising(block: cst.IndentedBlock) -> bool:
+    """The block's last statement is a ``raise``: everything in it runs only on the error path."""
+    if not block.body:
+        return False
+    last = block.body[-1]
+    return isinstance(last, cst.SimpleStatementLine) and any(isinstance(s, cst.Raise) for s in last.body)

@@ -48,6 +48,9 @@ def place_counted(
     show_all = getattr(settings, "scope", "default") == "all"
     target = getattr(settings, "target", "default")
     compiled_only = getattr(settings, "compiled_only", False)
+    # a recorded workload says which paths ran (zlint.workload.decide): it, not the guess from
+    # module options and callers, decides the optional paths and the code no caller reaches
+    recorded = getattr(settings, "workload", None) is not None
     out: list[Diagnostic] = []
     for d in diagnostics:
         if d.needs and d.needs not in scope.facts:
@@ -66,11 +69,11 @@ def place_counted(
         if not _required_mode_on(placed, scope):
             continue
         scoped = about_compiled_code(d.code)
-        if scoped and where in (NEVER, OPTION) and not show_all:
+        if scoped and (where == NEVER or (where == OPTION and not recorded)) and not show_all:
             if where == OPTION and not (tier == "single-graph" and target == "default"):
                 optional += 1
             continue
-        if scoped and where == UNKNOWN and scope.whole_package and not show_all:
+        if scoped and where == UNKNOWN and scope.whole_package and not show_all and not recorded:
             if not (tier == "single-graph" and target == "default"):
                 unreached += 1
             continue  # the run holds the package and nothing that compiles reaches this code

@@ -774,6 +774,7 @@ def run_from_cli(options: VerifyOptions, diagnostics: list[Diagnostic], linted: 
     if not verify_package.torch_available():
         return "--verify needs torch; install it: pip install torch"
     configured = list(options.configured_examples)  # [tool.zlint.verify] examples, from the settings
+    # the settings checked them when read; one deleted since would fail the import, unexplained
     missing = [f for f in configured if not os.path.isfile(f)]
     if missing:
         return f"[tool.zlint.verify] examples: no such file: {missing[0]}"

@@ -6,6 +6,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from zlint.candidates.gates.gate import Gate
+from zlint.candidates.walk import call_arguments
 from zlint.candidates.summary import (
     FunctionSummary,
     size_branch,
@@ -22,22 +23,13 @@ if TYPE_CHECKING:
 
 #: ZL204: the ops whose number of outputs a size can decide
 OUTPUT_COUNT_OPS = frozenset({"unbind", "split", "chunk", "tensor_split"})
-#: ZL206: calls whose string arguments are messages for humans (errors, checks, logs), not values
-#: the computation uses: matched on the callee's last name
-MESSAGE_CALLS = frozenset(
-    {
-        "print", "warn", "warning", "warning_once", "warn_once", "info", "info_once", "debug",
-        "error", "exception", "critical", "log", "fatal", "_assert", "_check", "_check_with",
-        "_check_value", "_check_index", "_check_type",
-    }
-)
-MESSAGE_SUFFIXES = ("Error", "Exception", "Warning", "_assert")
-#: ZL206: names of variables that hold messages
-MESSAGE_NAMES = ("msg", "message", "warn", "error", "err_", "hint")
 #: ZL206: methods that only describe the object
 DESCRIBING_METHODS = frozenset({"__repr__", "__str__", "extra_repr", "__format__"})
 #: ZL207: the calls that make a size a Python number
 SIZE_CONVERSIONS = frozenset({"int", "float", "math.ceil", "math.floor", "math.sqrt", "math.trunc"})
+#: ZL207: the modules whose functions take a Python number: a size handed to one is a concrete
+#: int unless torch's SymNode implements the function (TorchData.symbolic_math)
+NUMERIC_LIBRARIES = frozenset({"math", "numpy"})
 #: ZL209: the tensor methods that query the memory layout
 LAYOUT_METHODS = frozenset({"is_contiguous", "stride"})
 
@@ -50,6 +42,17 @@ def before_symbolic_release(test: Predicate) -> Predicate:
         return target_version(settings) < SYMBOLIC_SINCE and test(summary, settings)
 
     return candidate
+
+
+def sized_numeric_library_call(summary: FunctionSummary, settings: object = None) -> bool:
+    """ZL207 on every release: a ``math``/``numpy`` function called with what may be a size (the
+    rule keeps those dynamo evaluates on the concrete int; the gate takes them all)."""
+    for call in summary.calls():
+        if any(q.split(".", 1)[0] in NUMERIC_LIBRARIES for q in summary.index.qualified(call.func)) and any(
+            summary.may_be_size(arg) for arg in call_arguments(call)
+        ):
+            return True
+    return False
 
 
 def may_count_by_size(summary: FunctionSummary, settings: object = None) -> bool:
@@ -74,19 +77,13 @@ def may_count_by_size(summary: FunctionSummary, settings: object = None) -> bool
 
 
 def _quiet(node: ast.AST) -> bool:
-    """ZL206: the ``ast`` nodes below which the rule reports nothing."""
+    """ZL206: the ``ast`` nodes below which the rule reports nothing (the rule is quiet in blocks
+    that end by raising and in lambdas too; the gate need not be: it only has to let every finding
+    through)."""
     if isinstance(node, (ast.Raise, ast.Assert)):
         return True
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return node.name in DESCRIBING_METHODS
-    if isinstance(node, ast.Call):
-        func = node.func
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        return last in MESSAGE_CALLS or last.endswith(MESSAGE_SUFFIXES) or "assert" in last or "check" in last
-    if isinstance(node, ast.Assign):
-        return any(
-            isinstance(t, ast.Name) and any(w in t.id.lower() for w in MESSAGE_NAMES) for t in node.targets
-        )
     return False
 
 
@@ -103,9 +100,9 @@ GATES = (
     Gate("ZL204", OUTPUT_COUNT_OPS, may_count_by_size),
     Gate("ZL205", SIZE_WORDS, lambda s, _: s.sized_key),
     Gate("ZL206", SIZE_WORDS, lambda s, _: s.sized_format_outside(_quiet)),
-    Gate("ZL207", SIZE_WORDS, before_symbolic_release(
+    Gate("ZL207", SIZE_WORDS, lambda s, settings: sized_numeric_library_call(s, settings) or before_symbolic_release(
         lambda s, _: s.sized_argument(c.rsplit(".", 1)[-1] for c in SIZE_CONVERSIONS)
-    )),
+    )(s, settings)),
     Gate("ZL208", _SQUEEZE, before_symbolic_release(spells(_SQUEEZE))),
     Gate("ZL209", LAYOUT_METHODS, lambda s, _: s.tested_call(LAYOUT_METHODS)),
 )

@@ -1,7 +1,7 @@
 """``zlint server``: a language server over stdio (pygls), for editors.
 
 The protocol half (:mod:`.lsp`) imports pygls and lsprotocol; they load only with this command
-(``pip install 'zlint[server]'``). The workspace's state lives in :mod:`.workspace`.
+(:data:`INSTALL_HINT`). The workspace's state lives in :mod:`.workspace`.
 """
 
 from __future__ import annotations
@@ -10,6 +10,9 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+
+#: zlint is not on PyPI (README, Install): the extra comes from the clone zlint was installed from
+INSTALL_HINT = "in your zlint clone: pip install '.[server]' (from elsewhere: pip install '/path/to/zlint[server]')"
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -29,8 +32,7 @@ def main(argv: Sequence[str] = ()) -> int:
     try:
         from zlint.frontends.server.lsp import build
     except ImportError as exc:
-        print(f"zlint: error: the server needs pygls and lsprotocol: pip install 'zlint[server]' ({exc})",
-              file=sys.stderr)
+        print(f"zlint: error: the server needs pygls and lsprotocol; {INSTALL_HINT} ({exc})", file=sys.stderr)
         return 2
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if args.log_file:

@@ -1,0 +1,167 @@
+"""Findings decided by a workload: what a recorded run (``zlint record``) says of each finding.
+
+Without a workload zlint reports what costs *if* the sizes a line reads vary. A recording knows
+which lines ran and which sizes each function's tensors held, so under one:
+
+* a finding on a line the recording never ran is hidden (the run notes how many), and so is one
+  in a file the recording never loaded;
+* a size finding whose sizes (:attr:`~zlint.core.diagnostics.Diagnostic.reads`, from the facts'
+  origins) all held one value in every recorded call is hidden: that size is constant in this
+  deployment, and dynamo specializes a constant once, for free;
+* a size finding on a size that varied keeps its place and says why it varies (the sizes seen,
+  and the function they were recorded in); a single-graph finding on a size the recording saw
+  at 0 or 1 is default tier, since the deployment itself feeds dynamo the sizes it specializes;
+* a finding whose sizes the recording cannot see (a size of ``self.cache``, of a tensor the
+  function rebinds) stays as it is: the recording has no say on it.
+
+Findings of rules that are not about compiled code (compile calls, configuration, ``noqa``) are
+left alone. The module reads the workload file's records only (no torch).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from zlint.core.diagnostics import Diagnostic
+
+# the origins' dim spellings (zlint.facts.lattice.Fact.origin): an index, or every dim
+ALL_DIMS = "*"
+
+
+@dataclass(frozen=True)
+class SizeRecord:
+    """What a recording saw of one size origin: the distinct sizes, and where it saw them."""
+
+    origin: str
+    sizes: tuple[int, ...]
+    where: str
+
+    @property
+    def varies(self) -> bool:
+        return len(self.sizes) > 1
+
+    @property
+    def reaches_zero_or_one(self) -> bool:
+        return any(n in (0, 1) for n in self.sizes)
+
+    def describe(self) -> str:
+        name, _, dim = self.origin.partition(":")
+        what = f"`{name}.numel()`" if dim == ALL_DIMS else f"`{name}.size({dim})`"
+        seen = ", ".join(str(n) for n in self.sizes[:6]) + (", ..." if len(self.sizes) > 6 else "")
+        span = f"{self.sizes[0]}..{self.sizes[-1]}" if len(self.sizes) > 6 else seen
+        return f"{what} recorded {span} in {self.where}"
+
+
+@dataclass
+class Decided:
+    """The findings a workload keeps, and how many it hid, by why."""
+
+    diagnostics: list[Diagnostic]
+    not_loaded: int = 0
+    not_run: int = 0
+    constant: int = 0
+
+    def notes(self, source: str) -> list[str]:
+        out = []
+        for count, why in (
+            (self.not_run, "on lines the workload never ran"),
+            (self.not_loaded, "in files the workload never loaded"),
+            (self.constant, "on sizes the workload held constant"),
+        ):
+            if count:
+                out.append(f"{count} finding{'' if count == 1 else 's'} hidden {why} ({source})")
+        return out
+
+
+def decide(diagnostics: Iterable[Diagnostic], workload, about_compiled_code) -> Decided:
+    """The findings ``workload`` (a :class:`zlint.workload.model.Workload`) keeps, each with the
+    reason its sizes vary; ``about_compiled_code(code)``: whether a rule's findings depend on the
+    code running compiled (only those are the workload's to decide)."""
+    decided = Decided([])
+    for d in diagnostics:
+        if not about_compiled_code(d.code):
+            decided.diagnostics.append(d)
+            continue
+        if not workload.recorded_file(d.path):
+            decided.not_loaded += 1
+            continue
+        if not any(workload.ran(d.path, line) for line in range(d.line, max(d.line, d.end_line) + 1)):
+            decided.not_run += 1
+            continue
+        records, unseen = sizes_of(d, workload)
+        if records and not unseen and not any(r.varies for r in records):
+            decided.constant += 1
+            continue
+        varying = [r for r in records if r.varies]
+        if varying:
+            d = dataclasses.replace(
+                d,
+                message=f"{d.message} [workload: {'; '.join(r.describe() for r in varying)}]",
+                tier="default" if any(r.reaches_zero_or_one for r in varying) else d.tier,
+            )
+        decided.diagnostics.append(d)
+    return decided
+
+
+def sizes_of(d: Diagnostic, workload) -> tuple[list[SizeRecord], int]:
+    """The recorded sizes of each origin ``d`` reads, and how many origins the recording has no
+    record of."""
+    records: list[SizeRecord] = []
+    unseen = 0
+    functions = workload.functions(d.path, d.function) if d.function else []
+    for origin in d.reads.split():
+        record = _record_of(origin, functions)
+        if record is None:
+            unseen += 1
+        else:
+            records.append(record)
+    return records, unseen
+
+
+def _record_of(origin: str, functions) -> SizeRecord | None:
+    """The sizes recorded for ``origin`` (``"x:0"``) over every recorded function of that name
+    (a method defined twice, a function redefined under a condition)."""
+    name, _, dim = origin.partition(":")
+    sizes: set[int] = set()
+    where = ""
+    for function in functions:
+        value = function.value(name)
+        if value is None:
+            continue
+        found = _dim_sizes(value, dim)
+        if found is None:
+            continue
+        sizes.update(found)
+        where = where or function.where
+    if not where:
+        return None
+    return SizeRecord(origin, tuple(sorted(sizes)), where)
+
+
+def _dim_sizes(value: dict, dim: str) -> set[int] | None:
+    """The sizes one recorded value held in ``dim`` (an int value's own values, whatever the dim;
+    ``*``: the products of its dims' sizes are unknown, so each dim that varies counts as varying
+    with its own sizes)."""
+    kind = value.get("kind")
+    if kind == "sequence" and dim == "0":  # len() of a list of tensors
+        return set(value.get("len", ()))
+    if kind == "int":
+        return set(value.get("values", ()))
+    if kind != "tensor":
+        return None
+    dims = value.get("dims") or []
+    if dim == ALL_DIMS:
+        varying = [set(sizes) for sizes in dims if len(sizes) > 1]
+        if varying:
+            return set().union(*varying)
+        # one shape throughout: its element count, the one size numel() took
+        total = 1
+        for sizes in dims:
+            total *= sizes[0] if sizes else 1
+        return {total}
+    try:
+        return set(dims[int(dim)])
+    except (ValueError, IndexError):
+        return None
