@@ -61,6 +61,19 @@ EDITOR_CAPABILITIES = types.ClientCapabilities(
         publish_diagnostics=types.PublishDiagnosticsClientCapabilities(related_information=True),
     ),
 )
+#: Neovim 0.7's capabilities (as it sends them, recorded), as far as the server reads them: no
+#: ``didChangeWatchedFiles`` at all, so no file watchers to register; saves are sent; positions
+#: default to UTF-16.
+NEOVIM_07_CAPABILITIES = types.ClientCapabilities(
+    workspace=types.WorkspaceClientCapabilities(workspace_folders=True, apply_edit=True),
+    text_document=types.TextDocumentClientCapabilities(
+        synchronization=types.TextDocumentSyncClientCapabilities(did_save=True, dynamic_registration=False),
+        hover=types.HoverClientCapabilities(
+            content_format=[types.MarkupKind.Markdown, types.MarkupKind.PlainText], dynamic_registration=False
+        ),
+        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(related_information=True),
+    ),
+)
 #: seconds a server may take to shut down before the test kills it
 SHUTDOWN_TIMEOUT = 20.0
 
@@ -69,8 +82,10 @@ class EditorClient(LanguageClient):
     """pygls's client with what an editor keeps: the latest diagnostics per document, the
     messages shown, the capabilities the server registered, and the server's stderr."""
 
-    def __init__(self) -> None:
+    def __init__(self, *options: str) -> None:
         super().__init__("zlint-tests", "1")
+        #: the command line options ``zlint server`` is started with
+        self.options = options
         self.diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.messages: list[types.ShowMessageParams] = []
         self.registrations: list[types.Registration] = []
@@ -93,7 +108,7 @@ class EditorClient(LanguageClient):
     async def start(self) -> None:
         """Spawn ``zlint server`` (this checkout's) and read its stderr as it comes: an unread
         pipe would fill with the server's log and block it."""
-        await self.start_io(*SERVER, env=server_env())
+        await self.start_io(*SERVER, *self.options, env=server_env())
         self._async_tasks.append(asyncio.create_task(self._drain()))
 
     async def _drain(self) -> None:
@@ -126,13 +141,18 @@ class EditorClient(LanguageClient):
             await self.stop()
 
 
-def with_server(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
+def with_server(test: Callable[..., Awaitable[None]] | None = None, *, options: tuple[str, ...] = ()):
     """Run ``async def test(client, ...)`` as a plain test function: a fresh server and
     :class:`EditorClient` for ``client``, the other arguments left to pytest's fixtures, the
-    session closed (the server killed if it hangs) whatever the test did."""
+    session closed (the server killed if it hangs) whatever the test did.
+
+    ``@with_server`` starts ``zlint server``; ``@with_server(options=(...))`` adds the options
+    to its command line."""
+    if test is None:
+        return functools.partial(with_server, options=options)
 
     async def session(args: tuple, kwargs: dict) -> None:
-        client = EditorClient()
+        client = EditorClient(*options)
         await client.start()
         try:
             await test(client, *args, **kwargs)

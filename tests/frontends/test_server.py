@@ -15,6 +15,7 @@ from lsprotocol import types
 
 from lsp_support import (
     EDITOR_CAPABILITIES,
+    NEOVIM_07_CAPABILITIES,
     START,
     EditorClient,
     apply_edits,
@@ -57,14 +58,20 @@ def run(batches):
 """
 
 
-async def start(client: EditorClient, root: Path, files: dict[str, str]) -> dict[str, str]:
-    """Write ``files`` under ``root``, initialize with ``root`` as the workspace; their URIs."""
+async def start(
+    client: EditorClient,
+    root: Path,
+    files: dict[str, str],
+    capabilities: types.ClientCapabilities = EDITOR_CAPABILITIES,
+) -> dict[str, str]:
+    """Write ``files`` under ``root``, initialize with ``root`` as the workspace and the client's
+    ``capabilities`` (an editor's, as far as the server reads them); the files' URIs."""
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=EDITOR_CAPABILITIES,
+            capabilities=capabilities,
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="test")],
         )
@@ -243,11 +250,32 @@ async def test_broken_file_keeps_last_diagnostics_and_one_error(client: EditorCl
     errors = [d for d in found if d.code == "ZL000"]
     assert len(errors) == 1 and errors[0].severity == types.DiagnosticSeverity.Error
     assert errors[0].message.startswith("zlint: syntax error at 12:")
+    assert errors[0].message.endswith("(the other findings are from the last text that parsed)")
     assert errors[0].range.start.line == 11
     assert shape([d for d in found if d.code != "ZL000"]) == shape(before)
     change_doc(client, uri, MODEL, 3)  # fixed again: the error goes, the server is alive
     found = await wait_diagnostics(client, uri, lambda ds: "ZL000" not in codes(ds))
     assert shape(found) == shape(before)
+
+
+@with_server
+async def test_a_file_that_never_parsed_says_it_has_no_findings(client: EditorClient, tmp_path: Path):
+    broken = MODEL + "\ndef broken(:\n"
+    uris = await start(client, tmp_path, {"model.py": broken})
+    uri = uris["model.py"]
+    open_doc(client, uri, broken)
+    found = await wait_diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert codes(found) == ["ZL000"]  # no earlier text: nothing else to show
+    assert found[0].message.startswith("zlint: syntax error at 12:")
+    assert found[0].message.endswith("(no findings: no text of this file has parsed since it was opened)")
+    change_doc(client, uri, MODEL, 2)
+    await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101", "ZL201"])
+    change_doc(client, uri, broken, 3)  # once a text has parsed, its findings are what is kept
+    found = await wait_diagnostics(client, uri, lambda ds: "ZL000" in codes(ds))
+    assert codes(found) == ["ZL000", "ZL101", "ZL201"]
+    assert next(d for d in found if d.code == "ZL000").message.endswith(
+        "(the other findings are from the last text that parsed)"
+    )
 
 
 @with_server
@@ -269,6 +297,48 @@ async def test_config_change_republishes(client: EditorClient, tmp_path: Path):
         types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uris["pyproject.toml"]))
     )
     await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101"])
+
+
+@with_server(options=("--config-poll", "0"))
+async def test_without_file_watchers_saving_a_file_applies_a_changed_pyproject(client: EditorClient, tmp_path: Path):
+    """Neovim 0.7's capabilities: no file watchers to register, so nothing reports the change of
+    pyproject.toml; saving the Python file is what makes the server look (polling is off)."""
+    files = {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\n"}
+    uris = await start(client, tmp_path, files, NEOVIM_07_CAPABILITIES)
+    uri = uris["model.py"]
+    open_doc(client, uri, MODEL)
+    await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101", "ZL201"])
+    assert client.registrations == []  # the server asked for no watcher the client cannot give
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\nignore = ["ZL201"]\n')
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    found = await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101"], timeout=10)
+    assert shape(found) == [("ZL101", 5, 7, 5, 21)]
+    # a pyproject.toml created nearer the file takes over, noticed on the next change of the file
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "pyproject.toml").write_text('[tool.zlint]\nselect = ["ZL2"]\n')
+    nested = (tmp_path / "pkg" / "nested.py")
+    nested.write_text(MODEL)
+    open_doc(client, nested.as_uri(), MODEL)
+    await wait_diagnostics(client, nested.as_uri(), lambda ds: codes(ds) == ["ZL201"])
+    (tmp_path / "pkg" / "pyproject.toml").write_text('[tool.zlint]\nselect = ["ZL1"]\n')
+    change_doc(client, uri, MODEL + "\n", 2)
+    await wait_diagnostics(client, nested.as_uri(), lambda ds: codes(ds) == ["ZL101"], timeout=10)
+
+
+@with_server(options=("--config-poll", "0.1"))
+async def test_without_file_watchers_the_server_polls_the_pyproject(client: EditorClient, tmp_path: Path):
+    """No file watchers and no event from the editor at all (a pyproject.toml saved in a buffer
+    the server is not attached to): the server's own look at the file re-publishes."""
+    files = {"model.py": MODEL, "pyproject.toml": "[tool.zlint]\n"}
+    uris = await start(client, tmp_path, files, NEOVIM_07_CAPABILITIES)
+    uri = uris["model.py"]
+    open_doc(client, uri, MODEL)
+    await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL101", "ZL201"])
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\nignore = ["ZL101"]\n')
+    found = await wait_diagnostics(client, uri, lambda ds: codes(ds) == ["ZL201"], timeout=10)
+    assert found[0].range.start.line == 7
 
 
 @with_server

@@ -220,3 +220,52 @@ def test_an_edit_is_linted_with_the_documents_memo_and_summarized_when_edits_pau
     workspace.settle()
     assert document.unsummarized is None and not workspace.stale
     assert workspace._summaries[path] == summary_of(path, parse_source(edited, path))
+
+
+def test_config_changed_follows_the_files_the_settings_depend_on(tmp_path: Path):
+    """The files that decide a setting are the pyproject.toml from the file's directory up to the
+    one in effect: a change there counts, one above it or beside it does not."""
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.zlint]\nignore = ["ZL201"]\n')
+    (tmp_path / "pyproject.toml").write_text("[tool.zlint]\n")  # above the one in effect
+    (tmp_path / "beside").mkdir()
+    workspace = Workspace([project])
+    path = str(project / "pkg" / "model.py")
+    workspace.open(path, "import torch\n\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
+    assert not workspace.config_changed()
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\nselect = ["ZL2"]\n')
+    (tmp_path / "beside" / "pyproject.toml").write_text('[tool.zlint]\nselect = ["ZL2"]\n')
+    assert not workspace.config_changed()
+    (project / "pyproject.toml").write_text('[tool.zlint]\nignore = ["ZL201"]\n')  # rewritten, the same
+    assert not workspace.config_changed()
+    (project / "pkg" / "pyproject.toml").write_text('[tool.zlint]\nignore = ["ZL301"]\n')  # nearer: takes over
+    assert workspace.config_changed()
+    assert workspace.reload_settings() == {path}
+    assert workspace.documents[path].diagnostics == []
+    assert not workspace.config_changed()  # what the reload read is the new reference
+    (project / "pkg" / "pyproject.toml").unlink()
+    assert workspace.config_changed()
+
+
+def test_config_changed_notices_a_broken_pyproject_mended(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text("[tool.zlint]\nselect = 3\n")
+    workspace = Workspace([tmp_path])
+    path = str(tmp_path / "model.py")
+    workspace.open(path, "import torch\n\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
+    assert workspace.config_errors and not workspace.config_changed()
+    (tmp_path / "pyproject.toml").write_text('[tool.zlint]\nselect = ["ZL1"]\n')
+    assert workspace.config_changed()
+    workspace.reload_settings()
+    assert workspace.config_errors == [] and workspace.documents[path].diagnostics == []
+
+
+def test_a_document_that_never_parsed_has_not_linted(tmp_path: Path):
+    workspace = Workspace([tmp_path])
+    path = str(tmp_path / "b.py")
+    workspace.open(path, CALLER + "def broken(:\n")
+    document = workspace.documents[path]
+    assert document.error is not None and not document.linted and document.diagnostics == []
+    workspace.update(path, CALLER)
+    workspace.update(path, CALLER + "def broken(:\n")
+    assert document.error is not None and document.linted

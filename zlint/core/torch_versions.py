@@ -13,6 +13,7 @@ script and ``--verify`` call them, so this module itself never imports torch.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import inspect
@@ -20,7 +21,6 @@ import json
 import pkgutil
 import re
 import sys
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType

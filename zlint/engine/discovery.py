@@ -39,6 +39,12 @@ class SettingsResolver:
         self._overrides = overrides or {}
         self._fixed = fixed.with_overrides(**self._overrides) if fixed is not None else None
         self._by_dir: dict[Path, Settings] = {}
+        #: every directory looked up, those whose pyproject.toml was broken (not cached) too
+        self._asked: set[Path] = set()
+        #: those of ``_asked`` that :meth:`config_files` has yet to walk up from
+        self._unwalked: list[Path] = []
+        self._walked: set[Path] = set()
+        self._config_files: frozenset[Path] = frozenset()
 
     def for_path(self, path: Path) -> Settings:
         if self._fixed is not None:
@@ -46,8 +52,34 @@ class SettingsResolver:
         directory = path.absolute() if path.is_dir() else path.absolute().parent
         found = self._by_dir.get(directory)
         if found is None:
+            if directory not in self._asked:
+                self._asked.add(directory)
+                self._unwalked.append(directory)
             found = self._by_dir[directory] = find_settings(directory).with_overrides(**self._overrides)
         return found
+
+    def config_files(self) -> frozenset[Path]:
+        """The pyproject.toml paths, there or not, whose change can change settings this resolver
+        has handed out: for each directory looked up, those from it up to the one its settings
+        came from (one created nearer would take over), or up to the filesystem's root when none
+        had a ``[tool.zlint]`` table or one was broken. A long-running front end (the language
+        server) compares them to notice a configuration change that no one reports to it."""
+        if not self._unwalked:  # the same set, the same object: a caller can tell nothing is new
+            return self._config_files
+        files = set(self._config_files)
+        for directory in self._unwalked:
+            settings = self._by_dir.get(directory)
+            source = settings.config_path if settings is not None else None
+            for candidate in (directory, *directory.parents):
+                if candidate in self._walked:  # the walk up from a directory is the same from any start below it
+                    break
+                self._walked.add(candidate)
+                files.add(candidate / "pyproject.toml")
+                if source == candidate / "pyproject.toml":
+                    break
+        self._unwalked = []
+        self._config_files = frozenset(files)
+        return self._config_files
 
 
 def discover(paths: list[str], resolver: SettingsResolver) -> Iterator[Target | PathProblem]:

@@ -898,7 +898,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         ):
             fact = replace(fact, fixed=True)  # 2 * R, R - I of static-shaped tensors
         if fact is not None and fact.kind is Kind.SIZE and isinstance(original_node.operator, cst.Modulo):
-            fact = replace(REMAINDER, origin=fact.origin)  # `rest = n % k; if rest != 0:` guards divisibility, not a 0/1 size
+            # `rest = n % k; if rest != 0:` guards divisibility, not a 0/1 size
+            fact = replace(REMAINDER, origin=fact.origin)
         elif fact is not None and fact.kind is Kind.SIZE and _pads_to_multiple(original_node):
             fact = replace(POSITIVE, origin=fact.origin)  # `k - n % k` is in [1, k]
         self._set(original_node, fact)

@@ -6,7 +6,6 @@ import ast
 from typing import TYPE_CHECKING
 
 from zlint.candidates.gates.gate import Gate
-from zlint.candidates.walk import call_arguments
 from zlint.candidates.summary import (
     FunctionSummary,
     size_branch,
@@ -15,6 +14,7 @@ from zlint.candidates.summary import (
     size_zero_test,
     spells,
 )
+from zlint.candidates.walk import call_arguments
 from zlint.core.torch_versions import SYMBOLIC_SINCE, target_version
 from zlint.facts.vocabulary import ITERATING_BUILTINS, SIZE_WORDS, TENSOR_WORDS
 

@@ -23,6 +23,11 @@ def main(argv: Sequence[str] = ()) -> int:
         "else the rule's Markdown file)",
     )
     parser.add_argument("--log-file", metavar="PATH", help="also write the server's log to PATH")
+    parser.add_argument(
+        "--config-poll", metavar="SECONDS", type=float, default=None,
+        help="when the editor watches no files for the server, look for a changed pyproject.toml "
+        "every SECONDS (default 2; 0: only when a document is opened, changed or saved)",
+    )
     args = parser.parse_args(list(argv))
     try:
         from zlint.frontends.server.lsp import build
@@ -34,5 +39,5 @@ def main(argv: Sequence[str] = ()) -> int:
         handlers.append(logging.FileHandler(args.log_file, encoding="utf-8"))
     logging.basicConfig(level=logging.WARNING, handlers=handlers, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("zlint.server").setLevel(logging.INFO)
-    build(args.docs_url).start_io()
+    build(args.docs_url, args.config_poll).start_io()
     return 0

@@ -3,9 +3,11 @@
 Diagnostics are published on open, on change (debounced) and on save; code actions offer each
 finding's fix (an unsafe fix as an action of its own, labelled so) and a ``# noqa`` comment;
 hover shows the rule's summary and its "Use instead" section. A pyproject.toml that changes
-(saved in the editor, or reported by the client's file watcher) re-reads the configuration and
-re-publishes; a Python file that changes on disk updates the project index. Every handler logs
-and swallows what it raises: a bug in zlint must not take the editor's server down.
+re-reads the configuration and re-publishes: when the editor says so (saved in the editor, or
+reported by its file watcher), and when the server sees it itself (on each open, change and save
+of a document, and by polling when the editor watches no files); a Python file that changes on
+disk updates the project index. Every handler logs and swallows what it raises: a bug in zlint
+must not take the editor's server down.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ SETTLE = 0.1
 INDEX_DELAY = 0.2
 #: the longest the workspace indexing runs before it lets the editor's requests through
 INDEX_SLICE = 0.05
+#: seconds between two looks at the configuration files, for an editor that watches no files
+#: for the server: a look reads the few pyproject.toml there are and fails to open the absent
+#: ones, about 2 ms for a workspace of 340 directories (2,285 files of torch, measured)
+CONFIG_POLL = 2.0
 SEVERITIES = {
     "error": types.DiagnosticSeverity.Error,
     "warning": types.DiagnosticSeverity.Warning,
@@ -136,9 +142,12 @@ def _guarded(handler: F) -> F:
 
 
 class ZlintServer(LanguageServer):
-    def __init__(self, docs_url: str | None = None) -> None:
+    def __init__(self, docs_url: str | None = None, config_poll: float | None = None) -> None:
         super().__init__("zlint", __version__)
         self.docs_url = docs_url if docs_url is not None else site_url()
+        #: seconds between looks at the configuration files when the editor watches none (0: never)
+        self.config_poll = CONFIG_POLL if config_poll is None else config_poll
+        self.polling: asyncio.Task | None = None
         self.state = Workspace()
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.settling: asyncio.TimerHandle | None = None
@@ -179,6 +188,25 @@ class ZlintServer(LanguageServer):
         """Read the configuration again; its errors are shown again if still there."""
         self._shown_errors.clear()
         return self.state.reload_settings()
+
+    def check_config(self) -> None:
+        """Read the configuration again and re-publish every open document if a pyproject.toml
+        the settings depend on changed on disk: called on each open, change and save of a
+        document, so that no editor has to report the change (Neovim cannot)."""
+        if self.state.config_changed():
+            log.info("a pyproject.toml changed: reading the configuration again")
+            self.publish(self.reload_settings())
+
+    async def poll_config(self) -> None:
+        """:meth:`check_config` every :attr:`config_poll` seconds: a pyproject.toml saved where
+        the server is not told (another editor, or a buffer it is not attached to) applies
+        without waiting for an edit of a Python file."""
+        while True:
+            await asyncio.sleep(self.config_poll)
+            try:
+                self.check_config()
+            except Exception:  # noqa: BLE001 - logged; the next look may succeed
+                self.report(f"zlint: internal error checking the configuration:\n{traceback.format_exc()}")
 
     def show_config_errors(self) -> None:
         for message in self.state.config_errors:
@@ -225,6 +253,8 @@ class ZlintServer(LanguageServer):
         lines = document.linted_text.splitlines()
         out = [self.lsp_diagnostic(d, lines) for d in document.diagnostics]
         if document.error is not None:
+            kept = ("the other findings are from the last text that parsed" if document.linted
+                    else "no findings: no text of this file has parsed since it was opened")
             current = document.text.splitlines()
             line, column = document.error_at or (1, 1)
             href = doc_url(ERROR_CODE, self.docs_url)
@@ -235,7 +265,7 @@ class ZlintServer(LanguageServer):
                     code=ERROR_CODE,
                     code_description=types.CodeDescription(href=href) if href else None,
                     source="zlint",
-                    message=f"zlint: {document.error.reason} (the other findings are from the last text that parsed)",
+                    message=f"zlint: {document.error.reason} ({kept})",
                 )
             )
         return out
@@ -258,6 +288,7 @@ class ZlintServer(LanguageServer):
             path = to_fs_path(uri)
             if path is None or path not in self.state.documents:
                 return
+            self.check_config()
             document = self.workspace.get_text_document(uri)
             # published with the scope the edit moved; the index is classified once edits pause
             started, cpu = time.perf_counter(), time.process_time()
@@ -461,8 +492,8 @@ def is_config(path: str | None) -> bool:
     return path is not None and os.path.basename(path) == "pyproject.toml"
 
 
-def build(docs_url: str | None = None) -> ZlintServer:
-    server = ZlintServer(docs_url)
+def build(docs_url: str | None = None, config_poll: float | None = None) -> ZlintServer:
+    server = ZlintServer(docs_url, config_poll)
 
     @server.feature(types.INITIALIZE)
     @_guarded
@@ -498,6 +529,8 @@ def build(docs_url: str | None = None) -> ZlintServer:
                     ]
                 )
             )
+        elif ls.config_poll > 0:
+            ls.polling = asyncio.ensure_future(ls.poll_config())
         # the documents an editor opens with its first request are linted before indexing starts
         asyncio.get_running_loop().call_later(
             INDEX_DELAY, lambda: setattr(ls, "indexing", asyncio.ensure_future(ls.index_workspace()))
@@ -511,6 +544,7 @@ def build(docs_url: str | None = None) -> ZlintServer:
         if path is None or not path.endswith((".py", ".pyi")):
             return
         started = time.perf_counter()
+        ls.check_config()
         ls.uris[os.path.abspath(path)] = item.uri
         ls.publish(ls.state.open(path, ls.text_of(item.uri), item.version))
         log.info("opened %s: published in %.3fs", path, time.perf_counter() - started)
@@ -533,7 +567,7 @@ def build(docs_url: str | None = None) -> ZlintServer:
             handle = ls.pending.pop(uri, None)
             if handle is not None:
                 handle.cancel()
-            ls.relint(uri)
+            ls.relint(uri)  # reads the configuration again first if it changed
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @_guarded

@@ -41,6 +41,8 @@ class Document:
     version: int | None = None
     #: the last text that linted: the findings' positions are in it
     linted_text: str = ""
+    #: whether a text of the document has linted since it was opened (else it has no findings)
+    linted: bool = False
     #: the findings of the last text that linted, before placement
     unplaced: list[Diagnostic] = field(default_factory=list)
     #: ``unplaced`` placed with ``scope``: what the editor shows
@@ -67,6 +69,9 @@ class Workspace:
         self.documents: dict[str, Document] = {}
         #: the last configuration error seen (a bad pyproject.toml), for the front end to show
         self.config_errors: list[str] = []
+        #: each pyproject.toml the settings depend on, as it was when first looked up
+        self._config_seen: dict[Path, bytes | None] = {}
+        self._config_files: frozenset[Path] = frozenset()
         #: whether every workspace file has been summarized (:meth:`index_workspace`)
         self.indexed = False
         #: a summary changed since the index was last classified (:meth:`settle`)
@@ -84,12 +89,15 @@ class Workspace:
             if message not in self.config_errors:
                 self.config_errors.append(message)
             return Settings()
+        finally:
+            self._note_config_files()
 
     def reload_settings(self) -> set[str]:
         """Read the configuration again (a pyproject.toml changed): every open document is linted
         again. Returns the open documents' paths."""
         self._resolver = SettingsResolver()
         self.config_errors = []
+        self._config_seen, self._config_files = {}, frozenset()
         if self.indexed:  # `exclude` may have changed which files the workspace has
             files = set(self.workspace_files())
             for path in [p for p in self._summaries if p not in files and p not in self.documents]:
@@ -102,6 +110,25 @@ class Workspace:
         for document in self.documents.values():
             self._place(document)
         return set(self.documents)
+
+    def config_changed(self) -> bool:
+        """Whether a pyproject.toml that the settings in use depend on (the resolver's
+        :meth:`~zlint.engine.discovery.SettingsResolver.config_files`) was changed, created or
+        deleted since this was first asked about it. The editor may never say: Neovim registers no
+        file watchers for a server, and a pyproject.toml saved in a buffer the server is not
+        attached to sends it nothing. The content is compared, not the modification time, whose
+        tick can be coarser than two quick writes."""
+        self._note_config_files()
+        return any(_content(path) != self._config_seen[path] for path in self._config_files)
+
+    def _note_config_files(self) -> None:
+        """Keep the content of the configuration files looked up since the last call, right after
+        the lookup read them (those the indexing's walk looks up, at the next call)."""
+        files = self._resolver.config_files()
+        if files is not self._config_files:
+            for path in files - self._config_seen.keys():
+                self._config_seen[path] = _content(path)
+            self._config_files = files
 
     # -- the project index -------------------------------------------------------------------
 
@@ -267,7 +294,7 @@ class Workspace:
             document.error = result.error
             document.error_at = _error_position(result.error.reason)
         else:
-            document.unplaced, document.linted_text = result.diagnostics, document.text
+            document.unplaced, document.linted_text, document.linted = result.diagnostics, document.text, True
         return parsed
 
     def _place(self, document: Document, scope: FileScope | None = None) -> bool:
@@ -281,6 +308,14 @@ class Workspace:
         changed = _shown(placed) != _shown(document.diagnostics)
         document.diagnostics = placed
         return changed
+
+
+def _content(path: Path) -> bytes | None:
+    """The file's bytes; None when there is none (or it cannot be read, as a lookup finds it)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _alone(summary: FileSummary, last: FileScope | None) -> FileScope | None:
