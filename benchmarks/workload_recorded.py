@@ -39,7 +39,7 @@ def shim(argv: list[str]) -> int:
     rec, cache, args = argv[0], argv[1], argv[3:]
     kept: list[str] = []
     skip = False
-    for i, arg in enumerate(args):
+    for arg in args:
         if skip:
             skip = False
             continue

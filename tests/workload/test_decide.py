@@ -95,7 +95,8 @@ def test_a_workload_hides_sizes_it_held_constant_and_says_why_the_others_vary(tm
     path = workload(tmp_path, model, range(1, 17), {"x": TENSOR_2x3x4x4, "boxes": boxes})
     found, stderr = findings(tmp_path, "--workload", str(path))
     assert [(d["location"]["row"], d["code"]) for d in found] == [(8, "ZL101"), (14, "ZL201")]
-    assert found[0]["message"].endswith("[workload: `boxes.size(0)` recorded 2, 3, 5 in Pool.forward (line 5, 3 calls)]")
+    why = "[workload: `boxes.size(0)` recorded 2, 3, 5 in Pool.forward (line 5, 3 calls)]"
+    assert found[0]["message"].endswith(why)
     assert found[0]["tier"] == "single-graph"  # 0 and 1 were never recorded
     # h * w and x.numel(): x held one shape; never_called and helper never ran
     assert "2 findings hidden on sizes the workload held constant (workload w.json)" in stderr
