@@ -87,10 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="workload-results/recorded")
     parser.add_argument("--only", nargs="*", help="workload names to run (default: all)")
     parser.add_argument("--repeat", type=int, default=1, help="timing pairs per workload")
+    parser.add_argument("--cache", help="zlint's cache folder for the runs (default: OUT/cache)")
     args = parser.parse_args(argv)
     workloads, out = Path(args.workloads).resolve(), Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    cache = out / "cache"
+    cache = Path(args.cache).resolve() if args.cache else out / "cache"
     oracle = {r["name"]: r for r in json.loads(Path(args.results).read_text())["results"]}
     summary = {}
     for wl in sorted(workloads.glob("wl_*.py")):

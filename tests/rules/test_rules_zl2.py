@@ -427,3 +427,22 @@ def f(x: torch.Tensor, scale: float):
         assert zl2(code, Settings(select=("ZL207",), torch_version=version)) == [
             (6, 9, "ZL207"), (7, 9, "ZL207"), (8, 9, "ZL207"),
         ]
+
+
+def test_a_slice_among_several_axes_says_tensor():
+    # torchvision's heatmaps_to_keypoints: `rois` is only indexed as rois[:, 0], which no list,
+    # tuple or dict accepts; the loop over len(rois) recompiled for every box count (workload oracle)
+    code = """\
+import torch
+def heatmaps_to_keypoints(maps, rois, table):
+    widths = rois[:, 2] - rois[:, 0]
+    pairs = table[1, 2]
+    for i in range(len(rois)):
+        maps = maps + widths[i]
+    for j in range(len(table)):
+        maps = maps + j
+    return maps, pairs
+"""
+    assert zl2(code) == [(5, 14, "ZL201")]
+    # where numpy is imported, rois[:, 0] may be an array: no evidence either way
+    assert zl2("import numpy as np\n" + code) == []

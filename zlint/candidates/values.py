@@ -270,7 +270,6 @@ class ValueReadings:
         seed: set[str] = set()
         imported = self.index.imported
         # outside functions no evidence is read (the module's and classes' own code)
-        # outside functions no evidence is read (the module's and classes' own code)
         evidence = self.module is not None
         for node in self.of(ast.arg, ast.AnnAssign, ast.Attribute, ast.Call, ast.Subscript):
             if isinstance(node, ast.arg) and node.annotation is not None and _may_annotate_tensor(
@@ -292,7 +291,9 @@ class ValueReadings:
                 if node.args and (self._narrows_to_tensor(node) or self._feeds_tensor(func)):
                     seed.update(_evidence_name(node.args[0], imported))
             elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-                if isinstance(node.slice, ast.Compare):  # x[x > 0]
+                if isinstance(node.slice, ast.Compare) or (  # x[x > 0], rois[:, 0]
+                    isinstance(node.slice, ast.Tuple) and any(isinstance(e, ast.Slice) for e in node.slice.elts)
+                ):
                     seed.update(_evidence_name(node.value, imported))
         return self._closure(frozenset(seed), self._tensor, "_tensor_names")
 

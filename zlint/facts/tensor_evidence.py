@@ -242,8 +242,12 @@ class _Scan(cst.CSTVisitor):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         # x[x > 0]: indexing a name with a comparison of itself selects elements of a tensor (or
-        # of a numpy array: no evidence in a file that imports numpy)
+        # of a numpy array: no evidence in a file that imports numpy); so does x[:, 0]
         if self.numpy or not isinstance(node.value, cst.Name):
+            return
+        if len(node.slice) > 1 and any(isinstance(e.slice, cst.Slice) for e in node.slice):
+            # rois[:, 0]: a slice among several axes; a list, tuple or dict rejects that index
+            self._for(node.value)
             return
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             index = node.slice[0].slice.value
