@@ -142,6 +142,16 @@ class CallPaths:
         first, last, path = min(holding, key=lambda s: s[1] - s[0])
         return (*path, line)
 
+    def frame(self, line: int | None) -> tuple[int, int] | None:
+        """The span (first, last line) of the innermost reached function holding ``line``: the
+        frame dynamo runs it in. None when no reached function holds it."""
+        key = self.key(line)
+        if key is None:
+            return None
+        holding = [s for s in self.spans if s[0] <= line <= s[1]]
+        first, last, _ = min(holding, key=lambda s: s[1] - s[0])
+        return first, last
+
     def reaches(self, line: int) -> bool:
         return self.key(line) is not None
 

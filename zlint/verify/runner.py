@@ -226,12 +226,38 @@ def mode_gaps(report: FunctionReport, lines: list[int], order: CallPaths | None 
             gaps[run.mode] = f"compiling failed in {run.mode} mode at sizes {','.join(map(str, missing))}"
             continue
         for e in report.evidence:
-            if e.mode == run.mode and e.kind == GRAPH_BREAK and _precedes(e.line, first, order):
+            if (e.mode == run.mode and e.kind == GRAPH_BREAK and _precedes(e.line, first, order)
+                    and not _traced_after(report, e, first, order)):
                 where = f"line {e.line}" if e.line else "a line outside the function"
                 gaps[run.mode] = (f"skipped by an earlier graph break at {where} ({e.mode} mode): the rest may "
                                   "have run eagerly")
                 break
     return gaps
+
+
+def _frame(line: int | None, report: FunctionReport, order: CallPaths | None) -> tuple[int, int] | None:
+    """The span of the function whose frame runs ``line`` (without ``order``: the verified
+    function's, for its own lines)."""
+    if order is not None:
+        return order.frame(line)
+    inside = line is not None and report.first_line <= line <= report.last_line
+    return (report.first_line, report.last_line) if inside else None
+
+
+def _traced_after(report: FunctionReport, brk: Evidence, line: int, order: CallPaths | None) -> bool:
+    """Whether dynamo went on tracing the frame that runs ``line`` after the graph break ``brk``:
+    some effect in that mode at another line of that frame, after the break. Then the break did
+    not leave the frame to run eagerly (a break in a loop makes dynamo run its own frame eagerly,
+    but a helper that frame calls is compiled as a frame of its own; a plain break resumes), and
+    saying ``line`` was skipped would contradict the evidence shown next to it (a ZL802 after it)."""
+    frame = _frame(line, report, order)
+    if frame is None or brk.line is None:
+        return False
+    return any(
+        e.mode == brk.mode and e.line is not None and e.line != brk.line and _frame(e.line, report, order) == frame
+        and _precedes(brk.line, e.line, order)
+        for e in report.evidence
+    )
 
 
 def _precedes(earlier: int | None, line: int, order: CallPaths | None) -> bool:
