@@ -226,8 +226,9 @@ def test_an_unverifiable_finding_registers_from_the_users_own_example(tmp_path):
     found = {(d["location"]["row"], d["code"]): d["verify"] for d in json.loads(proc.stdout)}
     stubs = {key: v["example"].splitlines()[-1] for key, v in found.items() if v["status"] == "UNVERIFIABLE"}
     assert stubs == {
-        # its own example's shapes (16 features), not the placeholder width 4
-        (7, "ZL101"): "example(pool, lambda n: (torch.randn(n, 16),))",
+        # its own example's shapes (16 features), not the placeholder width 4, and a mask that
+        # enters the `if mask is not None:` branch its example never took
+        (7, "ZL101"): "example(pool, lambda n: (torch.randn(n, 16), torch.randn(4, 4)))",
         # y is forward's x, passed on unchanged: the caller's registered shape; x is computed there
         (14, "ZL103"): "example(clip, lambda n: (torch.randn(n, 4), torch.randn(n, 16), 4))",
         # the factory registered for forward builds the module for another method of its class

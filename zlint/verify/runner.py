@@ -664,8 +664,13 @@ def actionable(
     from zlint.verify.synth import plan_inputs
 
     tree = trees[key[0]]
-    is_method = class_node(tree, key[1]) is not None
-    plan = plan_inputs(func, lines, is_method, known_ints(tree, func))
+    cls = class_node(tree, key[1])
+    # what the branches around the line need (``if mask is not None:``): a registered value that
+    # does not meet it is why the line was not reached, so the plan's value replaces it
+    needs = choices(func, min(lines), cls).get("params", {})
+    plan = plan_inputs(func, lines, cls is not None, known_ints(tree, func), needs)
+    if start is not None and needs:
+        start = replace(start, params={k: v for k, v in start.params.items() if k not in needs})
     return dict(info, inputs=tried or "none built", example=example_stub(key[0], tree, key[1], plan, start))
 
 
