@@ -2,7 +2,10 @@
 
 What a user pastes into ``zlint_examples.py``: the target by import path, a ``make_inputs`` with
 the synthesized shapes (``n`` where the sweep drives a dim), and, for a method, a factory with
-the constructor's required parameters spelled out, to be replaced by real values.
+the constructor's required parameters spelled out, to be replaced by real values. Where the user
+registered an example already (for the function, the caller it was verified through, or another
+method of its class), the stub starts from that (:class:`Registered`): the user's shapes and
+factory, not placeholders.
 """
 
 from __future__ import annotations
