@@ -227,3 +227,48 @@ def test_backed_size_oblivious_unsoundness_is_caught_by_comparing_with_eager(sub
 def test_unknown_mode_is_an_error(subjects):
     with pytest.raises(ValueError, match="unknown verify mode"):
         check(subjects.head, modes=["fast"])
+
+
+#: a script fed to ``python -``: ``f`` has no source file, so inspect.getsource cannot read it
+STDIN_SCRIPT = textwrap.dedent(
+    '''\
+    import torch
+    from zlint.verify import SourceUnavailableError, check
+
+
+    def f(x):
+        if x.size(0) == 1:  # line 6
+            return x + 1
+        return x * 2
+
+
+    report = check(f, lambda n: (torch.randn(n, 2),), sizes=[2, 3, 1], modes=["backed_size_oblivious"],
+                   backend="eager")
+    print(sorted({(e.kind, e.line) for e in report.evidence}))
+    try:
+        check(f)
+    except SourceUnavailableError as exc:
+        print(f"{type(exc).__name__}: {exc}")
+    '''
+)
+
+
+def test_a_function_typed_into_stdin_verifies_with_given_inputs_and_says_why_it_cannot_synthesize():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONWARNINGS": "ignore"}
+    done = subprocess.run(
+        [sys.executable, "-"], input=STDIN_SCRIPT, capture_output=True, text=True, env=env, timeout=300,
+        cwd=root,
+    )
+    assert done.returncode == 0, done.stderr
+    # given inputs, the code object's own lines are enough to place the guard on the `if`
+    assert done.stdout.splitlines() == [
+        "[('guard', 6), ('recompile', 6), ('specialization', 6)]",
+        "SourceUnavailableError: cannot read the source of f (defined in <stdin>), which check() needs to "
+        "synthesize inputs: define it in a file, or pass make_inputs",
+    ]

@@ -15,6 +15,8 @@ from zlint.verify.call_graph import CallPaths, callers, entry_paths
 from zlint.verify.evidence import (
     CONFIRMED,
     GRAPH_BREAK,
+    GUARD,
+    GUARDED,
     NOT_OBSERVED,
     SPECIALIZATION,
     UNVERIFIABLE,
@@ -261,3 +263,80 @@ def test_text_output_names_the_caller_a_helper_was_verified_through():
     quiet = Diagnostic(path="front.py", line=16, column=7, code="ZL103", name="n", message="m",
                        verify={"status": NOT_OBSERVED, "through": "Front.forward", "note": "no effect"})
     assert evidence_lines(quiet) == "    NOT OBSERVED through Front.forward: no effect; \n"
+
+
+# -- a graph break in a loop: the caller's frame runs eagerly, the helpers it calls do not ---------
+
+#: ``print`` in ``forward``'s loop makes dynamo run that frame eagerly; ``scale``, called from the
+#: eager frame, is compiled as a frame of its own, where its own ``print`` breaks (a ZL802) after
+#: the flagged line 6
+LOOP = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    def scale(x, y):
+        if x.size(0) == y.size(0):  # line 6: ZL103, always true here (x is y)
+            x = x * 2
+        print("scaled")  # line 8: a runtime graph break after it, in scale's own frame
+        return x
+
+
+    class Stack(nn.Module):
+        def forward(self, x):
+            for i in range(2):
+                print("step", i)  # line 15: a break in a loop
+                x = scale(x, x)
+            return x
+    """
+)
+LOOP_EXAMPLES = textwrap.dedent(
+    """\
+    import torch
+
+    import stack
+    from zlint.verify import example
+
+    example(stack.Stack.forward, lambda n: (torch.randn(n, 4),), factory=stack.Stack)
+    """
+)
+
+
+def test_a_break_does_not_skip_a_frame_that_shows_effects_after_it():
+    order = CallPaths.of(ast.parse(LOOP), "Stack.forward")
+    runs = [ModeRun("default", graphs=4, baseline=4, sizes_run=[2, 3])]
+    loop_break = Evidence(GRAPH_BREAK, "default", 15, [2], "Skipping the function and falling back to eager")
+    report = FunctionReport("stack.py::Stack.forward", path="stack.py", first_line=13, last_line=17, sizes=[2, 3],
+                            runs=runs, evidence=[loop_break])
+    assert order.frame(6) == (5, 9) and order.frame(15) == (13, 17)
+    assert status_for(report, [6], order)["reason"].startswith("skipped by an earlier graph break at line 15")
+    # a break at line 8 of scale's frame: dynamo compiled that frame, past line 6, after line 15
+    report.evidence.append(Evidence(GRAPH_BREAK, "default", 8, [2], "print"))
+    assert status_for(report, [6], order)["status"] == NOT_OBSERVED
+    # the break's own line is no sign of tracing after it; an effect at line 6 itself is
+    only_break = FunctionReport("stack.py::scale", path="stack.py", first_line=5, last_line=9, sizes=[2, 3],
+                                runs=runs, evidence=[Evidence(GRAPH_BREAK, "default", 8, [2], "print")])
+    assert status_for(only_break, [9])["reason"].startswith("skipped by an earlier graph break at line 8")
+    only_break.evidence.append(Evidence(GUARD, "default", 9, [3], "Ne(s0, s1)"))
+    guarded = status_for(only_break, [9])
+    assert (guarded["status"], guarded["modes"]) == (GUARDED, {"default": GUARDED})
+
+
+def test_no_line_is_said_skipped_next_to_a_break_observed_after_it(tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "pyproject.toml").write_text("[tool.zlint]\n")
+    (tmp_path / "stack.py").write_text(LOOP)
+    (tmp_path / "zlint_examples.py").write_text(LOOP_EXAMPLES)
+    proc = run_zlint("--verify", "--backend", "eager", "--format", "json", "stack.py", cwd=tmp_path, timeout=600)
+    found = {(d["location"]["row"], d["code"]): d["verify"] for d in json.loads(proc.stdout)}
+    assert sorted(found) == [(6, "ZL103"), (8, "ZL802"), (15, "ZL802")]
+    assert found[(8, "ZL802")]["status"] == CONFIRMED
+    assert found[(15, "ZL802")]["evidence"][0]["detail"].startswith("Failed to handle graph break gracefully. "
+                                                                      "Skipping the function")
+    # scale ran compiled up to its own break at every size, after forward's break: its line 6 was
+    # traced (x is y: no guard), not skipped
+    verify = found[(6, "ZL103")]
+    assert (verify["status"], verify["through"]) == (NOT_OBSERVED, "Stack.forward")
+    assert verify["modes"] == {"default": NOT_OBSERVED, "backed_size_oblivious": NOT_OBSERVED,
+                               "mark_unbacked": NOT_OBSERVED}

@@ -26,7 +26,13 @@ from zlint.verify.examples import example
 
 DEFAULT_SIZES = (2, 3, 5, 1, 0, 8)
 
-__all__ = ["DEFAULT_SIZES", "check", "example", "torch_available"]
+__all__ = ["DEFAULT_SIZES", "SourceUnavailableError", "check", "example", "torch_available"]
+
+
+class SourceUnavailableError(OSError):
+    """:func:`check` cannot read the source of the function it was given (typed into ``python -``,
+    ``python -c`` or ``exec``), and needs it to synthesize inputs. An ``OSError``, like the error
+    of :func:`inspect.getsource` it replaces, so code that caught that still catches this."""
 
 
 def torch_available() -> bool:
@@ -34,6 +40,13 @@ def torch_available() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("torch") is not None
+
+
+def _last_line(code: Any) -> int:
+    """The last line a code object or any function nested in it runs."""
+    lines = [n for _, _, n in code.co_lines() if n is not None]
+    nested = [_last_line(c) for c in code.co_consts if inspect.iscode(c)]
+    return max([code.co_firstlineno, *lines, *nested])
 
 
 def check(
@@ -60,9 +73,18 @@ def check(
     from zlint.verify.thresholds import known_ints
 
     func = inspect.unwrap(getattr(fn, "__func__", fn))
-    path = inspect.getsourcefile(func) or "<unknown>"
-    source_lines, first = inspect.getsourcelines(func)
-    last = first + len(source_lines) - 1
+    path = inspect.getsourcefile(func) or func.__code__.co_filename
+    try:
+        source_lines, first = inspect.getsourcelines(func)
+        last = first + len(source_lines) - 1
+    except OSError:
+        if make_inputs is None:
+            raise SourceUnavailableError(
+                f"cannot read the source of {func.__qualname__} (defined in {func.__code__.co_filename}), which "
+                "check() needs to synthesize inputs: define it in a file, or pass make_inputs"
+            ) from None
+        # given inputs, dynamo's logs name lines of the code object itself: its span is enough
+        first, last = func.__code__.co_firstlineno, _last_line(func.__code__)
     device = probe.default_device(device)
     unknown = set(modes) - set(MODES)
     if unknown:

@@ -131,16 +131,22 @@ class CallPaths:
             spans.append((first, node.end_lineno or node.lineno, path))
         return cls(qualname, spans)
 
+    def _innermost(self, line: int | None) -> tuple[int, int, tuple[int, ...]] | None:
+        """The span of the innermost reached function holding ``line``, None when none does."""
+        holding = [s for s in self.spans if line is not None and s[0] <= line <= s[1]]
+        return min(holding, key=lambda s: s[1] - s[0]) if holding else None
+
     def key(self, line: int | None) -> tuple[int, ...] | None:
         """The call path of ``line`` (its innermost reached function's path, then the line); None
         when no reached function holds it."""
-        if line is None:
-            return None
-        holding = [s for s in self.spans if s[0] <= line <= s[1]]
-        if not holding:
-            return None
-        first, last, path = min(holding, key=lambda s: s[1] - s[0])
-        return (*path, line)
+        span = self._innermost(line)
+        return None if span is None else (*span[2], line)
+
+    def frame(self, line: int | None) -> tuple[int, int] | None:
+        """The first and last line of the innermost reached function holding ``line``: the frame
+        dynamo runs it in. None when no reached function holds it."""
+        span = self._innermost(line)
+        return None if span is None else (span[0], span[1])
 
     def reaches(self, line: int) -> bool:
         return self.key(line) is not None

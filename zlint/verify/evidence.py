@@ -96,6 +96,9 @@ class FunctionReport:
     open_thresholds: dict[int, str] = field(default_factory=dict)
     #: flagged lines outside the verified function (in helpers) that no eager call reached
     unreached: list[int] = field(default_factory=list)
+    #: a registered example's inputs as text (:func:`zlint.verify.sandbox.example_text.describe`):
+    #: where an UNVERIFIABLE finding's ``register:`` stub starts
+    registered_inputs: dict = field(default_factory=dict)
 
     # -- reading it -------------------------------------------------------------------------
     @property

@@ -43,7 +43,7 @@ from zlint.verify.evidence import costly as _costly
 from zlint.verify.examples import CONVENTIONAL_FILE
 from zlint.verify.flow import branch_groups, choices
 from zlint.verify.progress import Progress
-from zlint.verify.stubs import class_node
+from zlint.verify.stubs import Registered, class_node, passed_on
 from zlint.verify.thresholds import known_ints, module_constants, threshold_sizes
 
 #: runtime-only codes: which evidence kinds each one reports
@@ -226,12 +226,38 @@ def mode_gaps(report: FunctionReport, lines: list[int], order: CallPaths | None 
             gaps[run.mode] = f"compiling failed in {run.mode} mode at sizes {','.join(map(str, missing))}"
             continue
         for e in report.evidence:
-            if e.mode == run.mode and e.kind == GRAPH_BREAK and _precedes(e.line, first, order):
+            if (e.mode == run.mode and e.kind == GRAPH_BREAK and _precedes(e.line, first, order)
+                    and not _traced_after(report, e, first, order)):
                 where = f"line {e.line}" if e.line else "a line outside the function"
                 gaps[run.mode] = (f"skipped by an earlier graph break at {where} ({e.mode} mode): the rest may "
                                   "have run eagerly")
                 break
     return gaps
+
+
+def _frame(line: int | None, report: FunctionReport, order: CallPaths | None) -> tuple[int, int] | None:
+    """The span of the function whose frame runs ``line`` (without ``order``: the verified
+    function's, for its own lines)."""
+    if order is not None:
+        return order.frame(line)
+    inside = line is not None and report.first_line <= line <= report.last_line
+    return (report.first_line, report.last_line) if inside else None
+
+
+def _traced_after(report: FunctionReport, brk: Evidence, line: int, order: CallPaths | None) -> bool:
+    """Whether dynamo went on tracing the frame that runs ``line`` after the graph break ``brk``:
+    some effect in that mode at another line of that frame, after the break. Then the break did
+    not leave the frame to run eagerly (a break in a loop makes dynamo run its own frame eagerly,
+    but a helper that frame calls is compiled as a frame of its own; a plain break resumes), and
+    saying ``line`` was skipped would contradict the evidence shown next to it (a ZL802 after it)."""
+    frame = _frame(line, report, order)
+    if frame is None or brk.line is None:
+        return False
+    return any(
+        e.mode == brk.mode and e.line is not None and e.line != brk.line and _frame(e.line, report, order) == frame
+        and _precedes(brk.line, e.line, order)
+        for e in report.evidence
+    )
 
 
 def _precedes(earlier: int | None, line: int, order: CallPaths | None) -> bool:
@@ -467,6 +493,7 @@ def verify(
             if d.function and d.code in CALLSITE_CODES:
                 callers.setdefault((os.path.realpath(d.path), d.function), []).append(d.line)
         registered = reply.get("examples", {}).get("targets", [])
+        factories = {(p, q): text for p, q, text in reply.get("examples", {}).get("factories", []) if text}
         sweep = {tuple(k) for k in reply.get("examples", {}).get("sweep", [])}
         for path, qualname in registered:
             if path in enabled_for:
@@ -588,7 +615,8 @@ def verify(
         if info.get("function") != d.function:
             info["through"] = info["function"]  # verified with that function's inputs: it calls this one
         if info["status"] == UNVERIFIABLE:
-            info = actionable(info, report or reports.get(entry), key, sorted(lines), trees)
+            start = registered_start(key, report, entry, reports.get(entry), factories, trees)
+            info = actionable(info, report or reports.get(entry), key, sorted(lines), trees, start)
         out.append(replace(d, verify=info))
     runtime: dict[tuple[str, int, str], Diagnostic] = {}
     for key, report in every_report:
@@ -621,9 +649,13 @@ def verify(
     return share_evidence(sorted(out)), [*(r for _, r in every_report), *caller_reports.values()]
 
 
-def actionable(info: dict, report: FunctionReport | None, key: tuple[str, str], lines: list[int], trees: dict) -> dict:
+def actionable(
+    info: dict, report: FunctionReport | None, key: tuple[str, str], lines: list[int], trees: dict,
+    start: Registered | None = None,
+) -> dict:
     """An UNVERIFIABLE verdict with what to do about it: the inputs tried (none when none could be
-    built) and a ready ``example(...)`` registration with the synthesized shapes."""
+    built) and a ready ``example(...)`` registration with the synthesized shapes, starting from
+    what the user registered (``start``)."""
     tried = f"{report.inputs}: {report.input_detail}".strip(": ") if report is not None else ""
     func = _parsed_function(key[0], key[1], trees)
     if func is None:
@@ -632,9 +664,38 @@ def actionable(info: dict, report: FunctionReport | None, key: tuple[str, str], 
     from zlint.verify.synth import plan_inputs
 
     tree = trees[key[0]]
-    is_method = class_node(tree, key[1]) is not None
-    plan = plan_inputs(func, lines, is_method, known_ints(tree, func))
-    return dict(info, inputs=tried or "none built", example=example_stub(key[0], tree, key[1], plan))
+    cls = class_node(tree, key[1])
+    # what the branches around the line need (``if mask is not None:``): a registered value that
+    # does not meet it is why the line was not reached, so the plan's value replaces it
+    needs = choices(func, min(lines), cls).get("params", {})
+    plan = plan_inputs(func, lines, cls is not None, known_ints(tree, func), needs)
+    if start is not None and needs:
+        start = replace(start, params={k: v for k, v in start.params.items() if k not in needs})
+    return dict(info, inputs=tried or "none built", example=example_stub(key[0], tree, key[1], plan, start))
+
+
+def registered_start(
+    key: tuple[str, str], report: FunctionReport | None, entry: tuple[str, str] | None,
+    entry_report: FunctionReport | None, factories: dict[tuple[str, str], str], trees: dict,
+) -> Registered:
+    """What the user registered that a stub for ``key`` starts from: its own example's values
+    (``report``: its own run); else, for a helper verified through a registered caller
+    (``entry``), the caller's values of the arguments it passes on unchanged; and for a method,
+    the factory registered for it or for another method of its class."""
+    own = report.registered_inputs if report is not None else {}
+    call, params = own.get("call", ""), dict(own.get("params", {}))
+    if not own and entry is not None and entry_report is not None and entry_report.registered_inputs:
+        caller, helper = _parsed_function(*entry, trees), _parsed_function(*key, trees)
+        tree = trees.get(key[0])
+        if caller is not None and helper is not None and tree is not None:
+            is_method = class_node(tree, key[1]) is not None
+            params = passed_on(caller, helper, is_method, entry_report.registered_inputs.get("params", {}))
+    owner = key[1].rsplit(".", 1)[0] if "." in key[1] else None
+    factory = factories.get(key) or next(
+        (text for (path, qualname), text in sorted(factories.items())
+         if owner and path == key[0] and qualname.rsplit(".", 1)[0] == owner), "",
+    )
+    return Registered(call, params, factory)
 
 
 def helper_flags(

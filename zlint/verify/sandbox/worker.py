@@ -124,9 +124,21 @@ def run_job(job: dict, probers: dict, loaded: set) -> dict:
     if problems:
         report.input_detail += f" (examples files failed: {'; '.join(problems)})"
     sweep = list(sizes or job["sizes"])
+    if source == "registered":
+        report.registered_inputs = _described(subject, sweep)
     prober.run(subject, sweep, tuple(job["modes"]), job.get("focus") or None, report)
     report.seconds = time.perf_counter() - started
     return report.to_dict()
+
+
+def _described(subject, sizes: list[int]) -> dict:
+    """The registered example as text, for a stub; empty when making it fails (user code)."""
+    from zlint.verify.sandbox.example_text import describe
+
+    try:
+        return describe(subject.call, subject.make_inputs, sizes)
+    except Exception:
+        return {}
 
 
 def run_caller_job(job: dict, loaded: set) -> dict:
@@ -163,6 +175,7 @@ def run_caller_job(job: dict, loaded: set) -> dict:
 def _registered(files: list[str], loaded: set) -> list:
     import zlint.verify.examples as examples
     import zlint.verify.sandbox.subjects as subjects
+    from zlint.verify.stubs import callable_text
 
     new = [f for f in files if f not in loaded]
     loaded.update(new)
@@ -170,6 +183,8 @@ def _registered(files: list[str], loaded: set) -> list:
     return {
         "targets": [list(e.key) for e in examples.registered()],
         "sweep": [list(e.key) for e in examples.registered() if e.sweep],
+        # the source of each factory, which a stub for another method of its class starts from
+        "factories": [[*e.key, callable_text(e.factory)] for e in examples.registered() if e.factory is not None],
         "problems": problems,
     }
 
