@@ -85,12 +85,14 @@ def test_a_module_level_size_comparison_keeps_its_readers():
         ('return "%d rows" % x.shape[0]', True),
         ('return "{} rows".format(x.shape[0])', True),
         ("return str(x.shape[0])", True),
+        # a message built on the normal path is built on every call
+        ('logging.warning(f"{x.shape[0]} rows")', True),
+        ('msg = f"{x.shape[0]} rows"\n    return msg', True),
+        # a torch._check message closing over a size breaks the graph
+        ('torch._check(k > 0, lambda: f"{x.shape[0]} rows")', True),
         # near misses: where the rule is quiet
         ('raise ValueError(f"{x.shape[0]} rows")', False),
         ('assert k, f"{x.shape[0]} rows"', False),
-        ('logging.warning(f"{x.shape[0]} rows")', False),
-        ('msg = f"{x.shape[0]} rows"\n    return msg', False),
-        ('torch._check(k > 0, lambda: f"{x.shape[0]} rows")', False),
         ("return k % x.shape[0]", False),  # a remainder, not a format
     ],
 )

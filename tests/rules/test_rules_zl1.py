@@ -331,3 +331,31 @@ def f(hidden_states: torch.Tensor, boxes: torch.Tensor, scale_factor: float):
     found = [(d.line, d.column + 1, d.code) for d in lint(code, Settings(select=("ZL1",)))]
     assert found[:3] == [(3, 8, "ZL103"), (5, 8, "ZL103"), (7, 8, "ZL103")]
     assert all(line != 9 for line, _, _ in found)  # a rank is no threshold
+
+
+def test_sizes_kept_in_lists_are_sizes():
+    # torchvision's BoxCoder.decode: `box_sum` sums the boxes per image through a list and a loop;
+    # under mark_unbacked the oracle saw `u0 > 0` break the graph there
+    code = """\
+import torch
+def decode(rel_codes: torch.Tensor, boxes: list[torch.Tensor], x: torch.Tensor):
+    boxes_per_image = [b.size(0) for b in boxes]
+    box_sum = 0
+    for val in boxes_per_image:
+        box_sum += val
+    if box_sum > 0:
+        rel_codes = rel_codes.reshape(box_sum, -1)
+    pad = [0, x.shape[-1], 0, 0]
+    if any(pad):
+        x = x + 1
+    if sum(b.size(0) for b in boxes) == 0:
+        return x
+    sizes = [x.shape[0], x.shape[1]]
+    if sizes[0] > 16:
+        return x
+    names = [1, 2, 3]
+    if any(names) or len(sizes) > 1 or sum(names) > 4:
+        return x
+    return rel_codes
+"""
+    assert codes_at(code) == [(7, 8, "ZL101"), (10, 8, "ZL102"), (12, 8, "ZL101"), (15, 8, "ZL103")]

@@ -480,6 +480,8 @@ class ValueReadings:
             return self._size(node.body) or self._size(node.orelse)
         if isinstance(node, (ast.Tuple, ast.List)):
             return any(self._size(e) for e in node.elts)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):  # [b.size(0) for b in boxes]
+            return self._size(node.elt)
         if isinstance(node, ast.Compare):  # n > 1, n in (0, 1): not `n is None`
             operands = [node.left, *node.comparators]
             for i, op in enumerate(node.ops):
@@ -513,9 +515,8 @@ class ValueReadings:
                 return bool(args) and (self._tensor(args[0]) or static_shape(args[0]) or (
                     not (isinstance(args[0], ast.Attribute) and args[0].attr == "shape") and self._size(args[0])
                 ))
-            if func.id in {"any", "all"}:
-                inner = args[0] if args else None
-                return isinstance(inner, (ast.GeneratorExp, ast.ListComp)) and self._size(inner.elt)
+            if func.id in {"any", "all", "sum"}:  # of sizes: any(pad), sum(b.size(0) for b in boxes)
+                return bool(args) and self._size(args[0])
             if func.id in {"int", "round", "abs", "min", "max"}:
                 return any(self._size(a) for a in args)
             if func.id in self.index.functions:

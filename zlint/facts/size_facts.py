@@ -420,8 +420,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
     def visit_For_body(self, node: cst.For) -> None:
         # `for d in x.shape:` binds a size, `for c in x.split(2):` a tensor; others are unknown
         kind = self._kind(node.iter)
+        iterated = self.fact(node.iter)
         fact = (
-            SIZE if kind is Kind.SHAPE
+            sized(iterated.origin) if iterated is not None and iterated.sizes  # for val in boxes_per_image
+            else SIZE if kind is Kind.SHAPE
             else STATIC if kind is Kind.STATIC
             else _element(self.fact(node.iter)) if kind is Kind.TENSORS
             else None
@@ -554,6 +556,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
 
     def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
         self._leave_comprehension()
+        self._set(original_node, _sizes_of(self.fact(original_node.elt)))
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
         self._enter_comprehension(node)
@@ -571,6 +574,15 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._set(original_node, CONTAINER)
 
     def leave_List(self, original_node: cst.List) -> None:
+        # [0, pad_w, 0, pad_h]: sizes and written ints make a list of sizes
+        elements = [e for e in original_node.elements if not isinstance(e, cst.StarredElement)]
+        facts = [self.fact(e.value) for e in elements]
+        sizes = [f is not None and f.kind is Kind.SIZE for f in facts]
+        if len(elements) == len(original_node.elements) and any(sizes) and all(
+            size or int_literal(e.value) is not None for size, e in zip(sizes, elements)
+        ):
+            self._set(original_node, Fact(Kind.CONTAINER, sizes=True, origin=merged_origin(*facts)))
+            return
         self._set(original_node, CONTAINER)
 
     def leave_Set(self, original_node: cst.Set) -> None:
@@ -582,7 +594,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
 
     def leave_ListComp(self, original_node: cst.ListComp) -> None:
         self._leave_comprehension()
-        self._set(original_node, CONTAINER)
+        self._set(original_node, _sizes_of(self.fact(original_node.elt)) or CONTAINER)
 
     def leave_Call(self, original_node: cst.Call) -> None:
         fact = self._call_fact(original_node)
@@ -754,6 +766,11 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     if key in self._evidence[-1].shaped and not self._evidence[-1].not_tensor(key):
                         return SIZE
                 return STATIC if kind is Kind.STATIC else None
+            if name in {"sum", "min", "max", "any", "all"} and len(positional) == 1:
+                # of a list of sizes: a size (any/all: the truth of sizes, which a branch tests)
+                listed = self.fact(positional[0].value)
+                if listed is not None and listed.sizes:
+                    return sized(listed.origin)
             if name in {"int", "round", "abs"} and positional:
                 first = self.fact(positional[0].value)
                 return sized(first.origin) if first is not None and first.kind is Kind.SIZE else None
@@ -820,6 +837,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         kind = value.kind if value else None
         if kind is Kind.STATIC:
             self._set(original_node, STATIC)
+        elif value is not None and value.sizes and len(original_node.slice) == 1 and isinstance(
+            original_node.slice[0].slice, cst.Index
+        ):
+            self._set(original_node, sized(value.origin))  # pad[0] of a list of sizes
         elif kind is Kind.SHAPE and len(original_node.slice) == 1:
             index = original_node.slice[0].slice
             if not isinstance(index, cst.Index):
@@ -991,3 +1012,10 @@ def _dim_origin(shape: Fact | None, position: object) -> tuple[str, ...]:
     if shape is None or not isinstance(position, int):
         return ()
     return tuple(f"{name}:{position}" for name in shape.origin if ":" not in name)
+
+
+def _sizes_of(element: Fact | None) -> Fact | None:
+    """A comprehension of ``element``: a list of sizes when the element is a size."""
+    if element is not None and element.kind is Kind.SIZE:
+        return Fact(Kind.CONTAINER, sizes=True, origin=element.origin)
+    return None
