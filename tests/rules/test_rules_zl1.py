@@ -359,3 +359,31 @@ def decode(rel_codes: torch.Tensor, boxes: list[torch.Tensor], x: torch.Tensor):
     return rel_codes
 """
     assert codes_at(code) == [(7, 8, "ZL101"), (10, 8, "ZL102"), (12, 8, "ZL101"), (15, 8, "ZL103")]
+
+
+def test_a_chain_that_tests_0_dispatches_on_a_count_not_a_layout():
+    # `n == 0 ... elif n == 3` over a varying count: each value its own graph (5 graphs for 4 sizes
+    # by default); a dim tested only against 2 and 4 is a layout (box coordinates) and stays quiet
+    code = """\
+import torch
+def pick(x: torch.Tensor, boxes: torch.Tensor):
+    n = x.shape[0]
+    if n == 0:
+        return x
+    elif n == 1:
+        return x * 2
+    elif n == 2:
+        return x * 3
+    elif n == 3:
+        return x * 4
+    c = boxes.shape[-1]
+    if c == 2:
+        return boxes
+    elif c == 4:
+        return boxes * 2
+    return x
+"""
+    found = [(d.line, d.code, d.tier) for d in lint(code)]
+    assert found == [
+        (4, "ZL101", "single-graph"), (6, "ZL101", "single-graph"), (8, "ZL103", "default"), (10, "ZL103", "default"),
+    ]

@@ -137,7 +137,7 @@ class ComparisonFacts:
         if found is None:
             finder = _Enumerations()
             visit(function.body, finder)
-            found = self._enumerations[id(function)] = frozenset(t for t, v in finder.values.items() if len(v) >= 2)
+            found = self._enumerations[id(function)] = finder.layouts()
         # `num_frames == 2 ... == 4`: the name says the dim varies, so the values are sizes
         return any(source_text(n) in found and not _names_extent(n) for n in sides)
 
@@ -257,6 +257,14 @@ class _Enumerations(cst.CSTVisitor):
 
     def __init__(self) -> None:
         self.values: dict[str, set[int]] = {}
+        #: expressions also tested against 0: a count that may be empty (a chain `n == 0 ... elif
+        #: n == 1 ... elif n == 2` dispatches on a count; a layout has no empty case, though it may
+        #: have a single row: position ids of 1, 3 or 4 rows)
+        self.counts: set[str] = set()
+
+    def layouts(self) -> frozenset[str]:
+        """The expressions tested against several layout values and never against 0."""
+        return frozenset(t for t, v in self.values.items() if len(v) >= 2 and t not in self.counts)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -270,10 +278,14 @@ class _Enumerations(cst.CSTVisitor):
                     value = int_literal(other)
                     if value in CATEGORY_VALUES and int_literal(own) is None:
                         self.values.setdefault(source_text(own), set()).add(value)
+                    elif value == 0 and int_literal(own) is None:
+                        self.counts.add(source_text(own))
             elif isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
                 values = {int_literal(e.value) for e in right.elements}
                 if values and all(v in CATEGORY_VALUES for v in values):
                     self.values.setdefault(source_text(left), set()).update(values)  # type: ignore[arg-type]
+                elif 0 in values:
+                    self.counts.add(source_text(left))
             left = right
 
 

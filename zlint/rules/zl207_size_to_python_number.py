@@ -31,7 +31,7 @@ class SizeToPythonNumber(BeforeSymbolicRelease, SizeFactsRule):
                 self.report(
                     node,
                     f"`{snippet(self.context, node)}` hands a size to `{name}`, which dynamo runs on the "
-                    "concrete int: recompiles for every size; use torch ops on the size or torch.sym_* functions",
+                    "concrete int: recompiles for every size; keep it integer arithmetic on the size (n // k) or torch.sym_float(n)",
                 )
                 return
         if not self.applies or name not in SIZE_CONVERSIONS:
