@@ -31,7 +31,8 @@ class SizeToPythonNumber(BeforeSymbolicRelease, SizeFactsRule):
                 self.report(
                     node,
                     f"`{snippet(self.context, node)}` hands a size to `{name}`, which dynamo runs on the "
-                    "concrete int: recompiles for every size; keep it integer arithmetic on the size (n // k) or torch.sym_float(n)",
+                    "concrete int: recompiles for every size; keep it integer arithmetic on the size "
+                    "(n // k) or torch.sym_float(n)",
                 )
                 return
         if not self.applies or name not in SIZE_CONVERSIONS:
