@@ -44,11 +44,12 @@ MAX_ITEMS = 64
 #: distinct raw observations per parameter held before they are folded into the summary
 FOLD_AT = 256
 #: calls of a code object in a row that found no new line before line tracing turns to sampling
-QUIET_CALLS = 8
+QUIET_CALLS = 6
 #: once sampling, one call in this many is line-traced
-SAMPLE_EVERY = 64
-#: known lines in a row after which one call stops being line-traced (a hot loop)
-QUIET_LINES = 2000
+SAMPLE_EVERY = 32
+#: known lines in a row after which one call stops being line-traced (a hot loop): a loop over
+#: transformers' 700 model names at import ran 185k known lines before this was cut from 2000
+QUIET_LINES = 500
 
 # code flags (inspect.CO_*), not imported from inspect: it is slow to import and we need four
 _CO_OPTIMIZED, _CO_VARARGS, _CO_VARKEYWORDS = 0x1, 0x4, 0x8
@@ -57,13 +58,18 @@ _UNSEEN = object()
 _SEQUENCE, _MAPPING = "s", "m"
 
 
+#: torch's own packages, and those only torch's internals run (symbolic shapes, kernels): code no
+#: one lints for their own model, where importing torch alone makes 60k calls
+TORCH_PACKAGES = ("torch", "functorch", "torchgen", "sympy", "mpmath", "triton")
+
+
 def default_exclusions() -> list[str]:
     """Directories not recorded unless ``--source`` names them: the standard library (but not the
-    site-packages inside it), zlint itself, and torch's own packages."""
+    site-packages inside it), zlint itself, and :data:`TORCH_PACKAGES`."""
     paths = sysconfig.get_paths()
     roots = {os.path.realpath(paths[name]) for name in ("stdlib", "platstdlib") if name in paths}
     roots.add(os.path.realpath(os.path.dirname(os.path.dirname(__file__))))  # the zlint package
-    for package in ("torch", "functorch", "torchgen"):
+    for package in TORCH_PACKAGES:
         roots.update(package_dirs(package))
     return sorted(roots)
 
@@ -340,10 +346,13 @@ class Recorder:
         modules = sys.modules
 
         def call(frame: FrameType, event: str, arg: Any):
-            code = frame.f_code
-            record = codes.get(id(code), _UNSEEN)
-            if record is _UNSEEN:
-                record = first_sight(code)
+            try:
+                record = codes[id(frame.f_code)]
+            except KeyError:
+                try:
+                    record = first_sight(frame.f_code)
+                except Exception:  # noqa: BLE001 - an error in a trace hook would end tracing and reach the program
+                    return None
             if record is None:
                 return None
             if record.fresh_at is None or frame.f_lasti <= record.fresh_at:  # not a generator resuming
@@ -351,7 +360,9 @@ class Recorder:
                 if record.params:
                     tensor = tensor_type[0]
                     if tensor is None:
-                        tensor = tensor_type[0] = getattr(modules.get("torch"), "Tensor", None)
+                        # the module's dict, not getattr: while torch is importing, a missing
+                        # attribute would go through torch's module __getattr__ at every call
+                        tensor = tensor_type[0] = getattr(modules.get("torch"), "__dict__", {}).get("Tensor")
                     values = frame.f_locals
                     for name, seen, summary in record.params:
                         try:
