@@ -28,6 +28,7 @@ import sysconfig
 import threading
 from collections.abc import Iterable
 from importlib.util import find_spec
+from itertools import islice
 from types import CodeType, FrameType
 from typing import Any
 
@@ -218,7 +219,8 @@ def observe(value: Any, tensor: type | None) -> Any:
         return (_SEQUENCE, len(value), tuple(shapes))
     if kind is dict:
         entries = []
-        for name, item in value.items():
+        # a bounded look: a dict of thousands of other things costs no more than a small one
+        for name, item in islice(value.items(), 4 * MAX_KEYS):
             if type(name) is str and type(item) is not dict:
                 entry = observe(item, tensor)
                 if entry is not None:
