@@ -148,7 +148,7 @@ def run(argv: Sequence[str]) -> int:
     if plan.program is not None:
         program = os.path.abspath(plan.program)
         command = [program, *plan.args]
-        sys.argv = [program, *plan.args]
+        sys.argv = [program, *plan.args]  # absolute, as __file__ is (run_path sets both)
         first = os.path.dirname(program)
     else:
         command = ["-m", plan.module, *plan.args]
