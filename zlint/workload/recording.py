@@ -4,7 +4,8 @@ each function's parameters held, written as a workload file (format: docs/worklo
 It is a ``sys.settrace`` hook (Python 3.11 has no ``sys.monitoring``), so every Python call pays a
 call into it; the rest is kept off the hot path:
 
-- a code object's file is judged once (stdlib, zlint, torch's own files and non-files are out);
+- a code object's file is judged once (stdlib, zlint, torch's own packages and non-files are
+  out);
   an excluded code costs one dict lookup per call and gets no line tracing;
 - a wanted code is line-traced until its calls stop finding new lines: after ``QUIET_CALLS`` calls
   without a new line only every ``SAMPLE_EVERY``-th call is traced (a branch that a later size
@@ -60,7 +61,8 @@ _SEQUENCE, _MAPPING = "s", "m"
 
 
 #: torch's own packages, and those only torch's internals run (symbolic shapes, kernels): code no
-#: one lints for their own model, where importing torch alone makes 60k calls
+#: one lints for their own model, into which importing torch alone makes some 75 thousand calls
+#: (sympy's dispatch and assumptions) that would each have their parameters read
 TORCH_PACKAGES = ("torch", "functorch", "torchgen", "sympy", "mpmath", "triton")
 
 
