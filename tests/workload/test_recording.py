@@ -84,3 +84,44 @@ def test_stop_restores_the_trace_hooks_it_found(tmp_path):
     finally:
         sys.settrace(before)
         threading.settrace(None)
+
+
+LOOPS = textwrap.dedent(
+    """\
+    total = 0
+    for i in range(1000):
+        total += i
+    after_module_loop = total
+
+
+    def hot(n):
+        total = 0
+        for i in range(n):
+            total += i
+        return total
+
+
+    def run(torch):
+        for _ in range(5):
+            hot(2000)
+    """
+)
+
+
+def test_lines_after_a_long_loop_are_still_recorded(tmp_path):
+    path = tmp_path / "calls.py"
+    path.write_text(LOOPS)
+    spec = importlib.util.spec_from_file_location("loops_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    recorder = Recorder(sources=[str(tmp_path)])
+    recorder.start()
+    try:
+        spec.loader.exec_module(module)
+        module.run(torch)
+    finally:
+        recorder.stop()
+    # the module's loop runs 2000 known lines, more than a function's call may before it is cut
+    # short: module code runs once and is never cut; `hot`'s loop runs 4000 known lines a call, its
+    # first three calls are cut inside the loop (after 500, 1000, 2000), its fourth reaches the return
+    lines = recorder.workload(["x"], "/")["files"][str(path.resolve())]["lines"]
+    assert lines == [1, 2, 3, 4, 7, 8, 9, 10, 11, 14, 15, 16]

@@ -7,10 +7,11 @@ call into it; the rest is kept off the hot path:
 - a code object's file is judged once (stdlib, zlint, torch's own packages and non-files are
   out);
   an excluded code costs one dict lookup per call and gets no line tracing;
-- a wanted code is line-traced until its calls stop finding new lines: after ``QUIET_CALLS`` calls
-  without a new line only every ``SAMPLE_EVERY``-th call is traced (a branch that a later size
-  takes is still found, most of the time, and tracing resumes in full when it is), and one call
-  that runs ``QUIET_LINES`` known lines in a row (a hot loop) stops being traced;
+- a wanted code is line-traced until every line it has was seen, or until its calls stop finding
+  new lines: after ``QUIET_CALLS`` calls without a new line only every ``SAMPLE_EVERY``-th call
+  is traced (a branch that a later size takes is still found, most of the time, and tracing
+  resumes in full when it is), and a function's call that runs ``QUIET_LINES`` known lines in a
+  row (a hot loop) stops being traced, the limit doubling for its next calls;
 - parameter values are reduced to small hashable keys (a shape, an int) kept in a set per
   parameter, folded into per-dim summaries only when the set grows or the file is written.
 
@@ -252,7 +253,10 @@ def _first_resume(code: CodeType) -> int:
 class _Code:
     """What ran of one code object."""
 
-    __slots__ = ("code", "path", "calls", "last_new", "quiet", "lines", "params", "fresh_at", "local", "function")
+    __slots__ = (
+        "code", "path", "calls", "last_new", "quiet", "quiet_limit", "lines", "unseen", "complete", "params",
+        "fresh_at", "local", "function",
+    )
 
     def __init__(self, code: CodeType, path: str) -> None:
         self.code = code  # held: ids of live code objects are never reused
@@ -261,8 +265,16 @@ class _Code:
         self.last_new = 0  # the call that last found a new line
         self.quiet = 0  # known lines in a row in the current traced call
         self.lines: set[int] = set()
+        # the lines a 'line' event can name: those of the code's instructions but its first line's
+        # RESUME (no event there, unless a statement shares the line)
+        self.unseen = {line for _, _, line in code.co_lines() if line is not None} - {code.co_firstlineno}
+        self.complete = False  # every line seen: nothing left to find, no more line tracing
         # a def (not a module, class body, lambda or comprehension) is a function of the file
         self.function = bool(code.co_flags & _CO_OPTIMIZED) and not code.co_name.startswith("<")
+        # code that runs once (a module, a class body) is never cut short: its later lines would be
+        # lost for good; a function's limit doubles at each cut, so that a call whose loop is
+        # longer than the limit still reaches the lines after the loop within a few calls
+        self.quiet_limit = QUIET_LINES if code.co_flags & _CO_OPTIMIZED else sys.maxsize
         names = parameter_names(code) if self.function else ()
         if names[:1] in (("self",), ("cls",)):  # the object of a method: a module, hardly ever a tensor
             names = names[1:]
@@ -274,17 +286,28 @@ class _Code:
     def _line_tracer(self):
         lines = self.lines
 
+        unseen = self.unseen
+
         def local(frame: FrameType, event: str, arg: Any):
             if event == "line":
                 line = frame.f_lineno
                 if line in lines:
                     self.quiet += 1
-                    if self.quiet > QUIET_LINES:
-                        return None  # this frame only; the next call is judged afresh
+                    if self.quiet > self.quiet_limit:
+                        self.quiet_limit *= 2
+                        # this frame only; the next call is judged afresh. (Returning None alone
+                        # would not do: CPython keeps a frame's tracer when a 'line' event returns None)
+                        frame.f_trace = None
+                        return None
                 else:
                     lines.add(line)
                     self.last_new = self.calls
                     self.quiet = 0
+                    unseen.discard(line)
+                    if not unseen:
+                        self.complete = True
+                        frame.f_trace = None
+                        return None
             return local
 
         return local
@@ -389,7 +412,7 @@ class Recorder:
                                     fold(seen, summary)
                         except Exception:  # noqa: BLE001, S112 - a value we cannot read is not recorded
                             continue
-            if record.calls - record.last_new > QUIET_CALLS and record.calls % SAMPLE_EVERY:
+            if record.complete or (record.calls - record.last_new > QUIET_CALLS and record.calls % SAMPLE_EVERY):
                 return None
             record.quiet = 0
             return record.local
