@@ -38,7 +38,7 @@ PROGRAM = textwrap.dedent(
 
     pool(torch.ones(3, 4), 2, [torch.ones(1, 8)])
     pool(torch.ones(5, 4), 7, [torch.ones(1, 8), torch.ones(2, 8, 3)])
-    print(" ".join(sys.argv[1:]), __name__, sys.path[0])
+    print(" ".join(sys.argv), __name__, sys.path[0], __file__)
     sys.exit(int(sys.argv[1]))
     """
 )
@@ -58,7 +58,7 @@ def test_a_program_is_recorded_with_its_lines_and_parameter_sizes(tmp_path):
     proc = record("--out", "w.json", "prog.py", "3", "a", cwd=tmp_path)
     # the program's exit code, argv, __main__ and sys.path[0] are those of `python prog.py 3 a`
     assert proc.returncode == 3, proc.stderr
-    assert proc.stdout == f"3 a __main__ {tmp_path}\n"
+    assert proc.stdout == f"{program} 3 a __main__ {tmp_path} {program}\n"
     assert proc.stderr.splitlines()[-1] == "zlint: workload written to w.json"
     data = json.loads((tmp_path / "w.json").read_text())
     files = data.pop("files")
@@ -96,26 +96,51 @@ def test_a_program_is_recorded_with_its_lines_and_parameter_sizes(tmp_path):
     assert torch_dir in default_exclusions()
 
 
+BOOM = textwrap.dedent(
+    """\
+    import torch
+
+
+    class Opaque(torch.Tensor):
+        @property
+        def shape(self):
+            raise RuntimeError("no shape")
+
+
+    def keep(x):
+        return x
+
+
+    def first(x):
+        return x.shape[0]
+
+
+    keep(torch.zeros(1).as_subclass(Opaque))
+    first(torch.zeros(0, 2))
+    raise ValueError("bad size")
+    """
+)
+
+
 def test_an_exception_prints_the_programs_traceback_exits_1_and_still_records(tmp_path):
-    (tmp_path / "boom.py").write_text(
-        "import torch\n\n\ndef first(x):\n    return x.shape[0]\n\n\n"
-        "first(torch.zeros(0, 2))\nraise ValueError('bad size')\n"
-    )
+    (tmp_path / "boom.py").write_text(BOOM)
     proc = record("--source", str(tmp_path), "--out", "out/w.json", "boom.py", cwd=tmp_path)
     assert proc.returncode == 1
     # python's own layout: the program's frame first, no zlint or runpy frames
     assert proc.stderr.splitlines()[:4] == [
         "Traceback (most recent call last):",
-        f'  File "{tmp_path / "boom.py"}", line 9, in <module>',
-        "    raise ValueError('bad size')",
+        f'  File "{tmp_path / "boom.py"}", line 20, in <module>',
+        '    raise ValueError("bad size")',
         "ValueError: bad size",
     ]
     data = json.loads((tmp_path / "out" / "w.json").read_text())
     # --source: only files under it
     assert list(data["files"]) == [os.path.realpath(tmp_path / "boom.py")]
+    # a tensor whose shape cannot be read is left out, and the recording goes on after it
     assert data["files"][os.path.realpath(tmp_path / "boom.py")]["functions"] == [
-        {"name": "first", "line": 4, "calls": 1,
-         "params": {"x": {"kind": "tensor", "ranks": [2], "dims": [[0], [2]]}}}
+        {"name": "keep", "line": 10, "calls": 1, "params": {}},
+        {"name": "first", "line": 14, "calls": 1,
+         "params": {"x": {"kind": "tensor", "ranks": [2], "dims": [[0], [2]]}}},
     ]
 
 

@@ -30,7 +30,7 @@ function's parameters held (docs/workload.md).
 
   --out FILE       where to write the workload (default: .zlint/workload.json)
   --source PATH    record only files under PATH (repeatable or comma-separated; default: every
-                   file but the standard library, zlint and torch's own)
+                   file but the standard library, zlint, and torch's own packages)
   -m MODULE        run a module, as `python -m MODULE`"""
 EXIT_ERROR = 2
 #: `python`, `python3`, `python3.11`, `/usr/bin/python3`: a word users put before the program
@@ -148,7 +148,7 @@ def run(argv: Sequence[str]) -> int:
     if plan.program is not None:
         program = os.path.abspath(plan.program)
         command = [program, *plan.args]
-        sys.argv = [program, *plan.args]
+        sys.argv = [program, *plan.args]  # absolute, as __file__ is (run_path sets both)
         first = os.path.dirname(program)
     else:
         command = ["-m", plan.module, *plan.args]

@@ -4,12 +4,14 @@ each function's parameters held, written as a workload file (format: docs/worklo
 It is a ``sys.settrace`` hook (Python 3.11 has no ``sys.monitoring``), so every Python call pays a
 call into it; the rest is kept off the hot path:
 
-- a code object's file is judged once (stdlib, zlint, torch's own files and non-files are out);
+- a code object's file is judged once (stdlib, zlint, torch's own packages and non-files are
+  out);
   an excluded code costs one dict lookup per call and gets no line tracing;
-- a wanted code is line-traced until its calls stop finding new lines: after ``QUIET_CALLS`` calls
-  without a new line only every ``SAMPLE_EVERY``-th call is traced (a branch that a later size
-  takes is still found, most of the time, and tracing resumes in full when it is), and one call
-  that runs ``QUIET_LINES`` known lines in a row (a hot loop) stops being traced;
+- a wanted code is line-traced until every line it has was seen, or until its calls stop finding
+  new lines: after ``QUIET_CALLS`` calls without a new line only every ``SAMPLE_EVERY``-th call
+  is traced (a branch that a later size takes is still found, most of the time, and tracing
+  resumes in full when it is), and a function's call that runs ``QUIET_LINES`` known lines in a
+  row (a hot loop) stops being traced, the limit doubling for its next calls;
 - parameter values are reduced to small hashable keys (a shape, an int) kept in a set per
   parameter, folded into per-dim summaries only when the set grows or the file is written.
 
@@ -28,6 +30,7 @@ import sysconfig
 import threading
 from collections.abc import Iterable
 from importlib.util import find_spec
+from itertools import islice
 from types import CodeType, FrameType
 from typing import Any
 
@@ -44,11 +47,12 @@ MAX_ITEMS = 64
 #: distinct raw observations per parameter held before they are folded into the summary
 FOLD_AT = 256
 #: calls of a code object in a row that found no new line before line tracing turns to sampling
-QUIET_CALLS = 8
+QUIET_CALLS = 6
 #: once sampling, one call in this many is line-traced
-SAMPLE_EVERY = 64
-#: known lines in a row after which one call stops being line-traced (a hot loop)
-QUIET_LINES = 2000
+SAMPLE_EVERY = 32
+#: known lines in a row after which one call stops being line-traced (a hot loop): a loop over
+#: transformers' 700 model names at import ran 185k known lines before this was cut from 2000
+QUIET_LINES = 500
 
 # code flags (inspect.CO_*), not imported from inspect: it is slow to import and we need four
 _CO_OPTIMIZED, _CO_VARARGS, _CO_VARKEYWORDS = 0x1, 0x4, 0x8
@@ -57,13 +61,19 @@ _UNSEEN = object()
 _SEQUENCE, _MAPPING = "s", "m"
 
 
+#: torch's own packages, and those only torch's internals run (symbolic shapes, kernels): code no
+#: one lints for their own model, into which importing torch alone makes some 75 thousand calls
+#: (sympy's dispatch and assumptions) that would each have their parameters read
+TORCH_PACKAGES = ("torch", "functorch", "torchgen", "sympy", "mpmath", "triton")
+
+
 def default_exclusions() -> list[str]:
     """Directories not recorded unless ``--source`` names them: the standard library (but not the
-    site-packages inside it), zlint itself, and torch's own packages."""
+    site-packages inside it), zlint itself, and :data:`TORCH_PACKAGES`."""
     paths = sysconfig.get_paths()
     roots = {os.path.realpath(paths[name]) for name in ("stdlib", "platstdlib") if name in paths}
     roots.add(os.path.realpath(os.path.dirname(os.path.dirname(__file__))))  # the zlint package
-    for package in ("torch", "functorch", "torchgen"):
+    for package in TORCH_PACKAGES:
         roots.update(package_dirs(package))
     return sorted(roots)
 
@@ -212,7 +222,8 @@ def observe(value: Any, tensor: type | None) -> Any:
         return (_SEQUENCE, len(value), tuple(shapes))
     if kind is dict:
         entries = []
-        for name, item in value.items():
+        # a bounded look: a dict of thousands of other things costs no more than a small one
+        for name, item in islice(value.items(), 4 * MAX_KEYS):
             if type(name) is str and type(item) is not dict:
                 entry = observe(item, tensor)
                 if entry is not None:
@@ -242,7 +253,10 @@ def _first_resume(code: CodeType) -> int:
 class _Code:
     """What ran of one code object."""
 
-    __slots__ = ("code", "path", "calls", "last_new", "quiet", "lines", "params", "fresh_at", "local", "function")
+    __slots__ = (
+        "code", "path", "calls", "last_new", "quiet", "quiet_limit", "lines", "unseen", "complete", "params",
+        "fresh_at", "local", "function",
+    )
 
     def __init__(self, code: CodeType, path: str) -> None:
         self.code = code  # held: ids of live code objects are never reused
@@ -251,8 +265,16 @@ class _Code:
         self.last_new = 0  # the call that last found a new line
         self.quiet = 0  # known lines in a row in the current traced call
         self.lines: set[int] = set()
+        # the lines a 'line' event can name: those of the code's instructions but its first line's
+        # RESUME (no event there, unless a statement shares the line)
+        self.unseen = {line for _, _, line in code.co_lines() if line is not None} - {code.co_firstlineno}
+        self.complete = False  # every line seen: nothing left to find, no more line tracing
         # a def (not a module, class body, lambda or comprehension) is a function of the file
         self.function = bool(code.co_flags & _CO_OPTIMIZED) and not code.co_name.startswith("<")
+        # code that runs once (a module, a class body) is never cut short: its later lines would be
+        # lost for good; a function's limit doubles at each cut, so that a call whose loop is
+        # longer than the limit still reaches the lines after the loop within a few calls
+        self.quiet_limit = QUIET_LINES if code.co_flags & _CO_OPTIMIZED else sys.maxsize
         names = parameter_names(code) if self.function else ()
         if names[:1] in (("self",), ("cls",)):  # the object of a method: a module, hardly ever a tensor
             names = names[1:]
@@ -264,17 +286,28 @@ class _Code:
     def _line_tracer(self):
         lines = self.lines
 
+        unseen = self.unseen
+
         def local(frame: FrameType, event: str, arg: Any):
             if event == "line":
                 line = frame.f_lineno
                 if line in lines:
                     self.quiet += 1
-                    if self.quiet > QUIET_LINES:
-                        return None  # this frame only; the next call is judged afresh
+                    if self.quiet > self.quiet_limit:
+                        self.quiet_limit *= 2
+                        # this frame only; the next call is judged afresh. (Returning None alone
+                        # would not do: CPython keeps a frame's tracer when a 'line' event returns None)
+                        frame.f_trace = None
+                        return None
                 else:
                     lines.add(line)
                     self.last_new = self.calls
                     self.quiet = 0
+                    unseen.discard(line)
+                    if not unseen:
+                        self.complete = True
+                        frame.f_trace = None
+                        return None
             return local
 
         return local
@@ -340,10 +373,13 @@ class Recorder:
         modules = sys.modules
 
         def call(frame: FrameType, event: str, arg: Any):
-            code = frame.f_code
-            record = codes.get(id(code), _UNSEEN)
-            if record is _UNSEEN:
-                record = first_sight(code)
+            try:
+                record = codes[id(frame.f_code)]
+            except KeyError:
+                try:
+                    record = first_sight(frame.f_code)
+                except Exception:  # noqa: BLE001 - an error in a trace hook would end tracing and reach the program
+                    return None
             if record is None:
                 return None
             if record.fresh_at is None or frame.f_lasti <= record.fresh_at:  # not a generator resuming
@@ -351,7 +387,9 @@ class Recorder:
                 if record.params:
                     tensor = tensor_type[0]
                     if tensor is None:
-                        tensor = tensor_type[0] = getattr(modules.get("torch"), "Tensor", None)
+                        # the module's dict, not getattr: while torch is importing, a missing
+                        # attribute would go through torch's module __getattr__ at every call
+                        tensor = tensor_type[0] = getattr(modules.get("torch"), "__dict__", {}).get("Tensor")
                     values = frame.f_locals
                     for name, seen, summary in record.params:
                         try:
@@ -374,7 +412,7 @@ class Recorder:
                                     fold(seen, summary)
                         except Exception:  # noqa: BLE001, S112 - a value we cannot read is not recorded
                             continue
-            if record.calls - record.last_new > QUIET_CALLS and record.calls % SAMPLE_EVERY:
+            if record.complete or (record.calls - record.last_new > QUIET_CALLS and record.calls % SAMPLE_EVERY):
                 return None
             record.quiet = 0
             return record.local
