@@ -29,7 +29,7 @@ from libcst.metadata import BatchableMetadataProvider
 from zlint.facts.call_sites import CallSites
 from zlint.facts.comparisons import ComparisonFacts, names_fixed_size
 from zlint.facts.helpers import FunctionIndex, syntactic_size
-from zlint.facts.imports import ImportMap
+from zlint.facts.imports import ImportMap, dotted_name
 from zlint.facts.lattice import (
     CONTAINER,
     MASK,
@@ -514,7 +514,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         attr = original_node.attr.value
         receiver = self.fact(original_node.value)
         if attr == "shape":
-            tensor = tensor_name(original_node.value)
+            tensor = dotted_name(original_node.value)
             origin = (tensor,) if tensor else ()
             if self._is_parameter(original_node.value) or (receiver is not None and receiver.fixed):
                 self._set(original_node, STATIC)
@@ -681,7 +681,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             ):
                 return STATIC
             dims = receiver.static_dims if receiver is not None and receiver.kind is Kind.TENSOR else frozenset()
-            tensor = tensor_name(func.value)
+            tensor = dotted_name(func.value)
             if method == "size" and not args:
                 return Fact(Kind.SHAPE, static_dims=dims, origin=(tensor,) if tensor else ())
             if method == "size" and len(args) == 1 and not args[0].star:
@@ -756,7 +756,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 if kind is Kind.SHAPE:
                     return RANK
                 if kind is Kind.TENSOR:
-                    tensor = tensor_name(arg)
+                    tensor = dotted_name(arg)
                     return sized((f"{tensor}:0",) if tensor else ())
                 if kind in (Kind.CONTAINER, Kind.TENSORS):
                     return STATIC  # the length of a Python list or tuple: an int at trace time
@@ -992,19 +992,6 @@ def _is_any(node: cst.BaseExpression) -> bool:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
-
-
-def tensor_name(node: cst.BaseExpression) -> str | None:
-    """The dotted name a tensor is read through (``x``, ``self.cache``), None for any other
-    expression: the name a workload records the tensor's sizes under."""
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
 
 
 def _dim_origin(shape: Fact | None, position: object) -> tuple[str, ...]:

@@ -48,10 +48,13 @@ class SizeRecord:
 
     def describe(self) -> str:
         name, _, dim = self.origin.partition(":")
-        what = f"`{name}.numel()`" if dim == ALL_DIMS else f"`{name}.size({dim})`"
-        seen = ", ".join(str(n) for n in self.sizes[:6]) + (", ..." if len(self.sizes) > 6 else "")
-        span = f"{self.sizes[0]}..{self.sizes[-1]}" if len(self.sizes) > 6 else seen
-        return f"{what} recorded {span} in {self.where}"
+        # numel(): the recording keeps sizes per dim, so it names the dims' sizes
+        what = f"the dims of `{name}`" if dim == ALL_DIMS else f"`{name}.size({dim})`"
+        if len(self.sizes) <= 6:
+            seen = ", ".join(str(n) for n in self.sizes)
+        else:
+            seen = f"{self.sizes[0]}..{self.sizes[-1]} ({len(self.sizes)} sizes)"
+        return f"{what} recorded {seen} in {self.where}"
 
 
 @dataclass
