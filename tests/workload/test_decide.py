@@ -200,3 +200,35 @@ def test_a_real_recording_decides_the_findings(tmp_path, model):
     assert [(d["location"]["row"], d["code"]) for d in found] == [(8, "ZL101"), (14, "ZL201")]
     assert "recorded 2, 3, 5 in Pool.forward" in found[1]["message"]
     assert "2 findings hidden on sizes the workload held constant" in stderr
+
+
+def test_a_threshold_the_recorded_sizes_never_cross_is_hidden(tmp_path):
+    # diffusers' Upsample2D: `hidden_states.shape[0] >= 64` with batches of 2..5 guards but never
+    # flips (the workload oracle saw no recompile there); with batches up to 80 it flips
+    (tmp_path / "model.py").write_text(textwrap.dedent(
+        """\
+        import torch
+
+
+        class Up(torch.nn.Module):
+            def forward(self, hidden_states: torch.Tensor):
+                if hidden_states.shape[0] >= 64:
+                    hidden_states = hidden_states.contiguous()
+                if hidden_states.shape[0] * 2 > 64:
+                    hidden_states = hidden_states + 1
+                return hidden_states
+        """
+    ))
+    for batches, expected in (([2, 3, 5], [8]), ([2, 80], [6, 8])):
+        params = {"hidden_states": {"kind": "tensor", "ranks": [2], "dims": [batches, [4]]}}
+        data = {
+            "zlint_workload": 1, "command": ["serve.py"], "cwd": str(tmp_path), "python": "3.11", "torch": None,
+            "files": {str((tmp_path / "model.py").resolve()): {
+                "lines": list(range(1, 11)),
+                "functions": [{"name": "Up.forward", "line": 5, "calls": 3, "params": params}],
+            }},
+        }
+        (tmp_path / "w.json").write_text(json.dumps(data))
+        found, stderr = findings(tmp_path, "--workload", "w.json")
+        assert [d["location"]["row"] for d in found] == expected
+        assert ("1 finding hidden on thresholds the workload's sizes never crossed" in stderr) == (len(expected) == 1)

@@ -93,6 +93,9 @@ class Diagnostic:
     #: spaces (``"boxes:0 x:*"``; see :attr:`zlint.facts.lattice.Fact.origin`). A workload
     #: (:mod:`zlint.workload`) decides from it whether the finding costs in that deployment
     reads: str = field(compare=False, default="")
+    #: a test of exactly one size read against a number, the size on the left (``">=64"`` for
+    #: ``x.shape[0] >= 64``): a workload tells whether it ever flipped; "": none
+    threshold: str = field(compare=False, default="")
 
     def to_dict(self, url: str | None = None) -> dict:
         """The JSON shape, close to Ruff's: 1-based rows and columns; ``url``: the rule's page

@@ -70,6 +70,9 @@ class Fact:
     #: names, arithmetic and ``min``/``max``. A workload (:mod:`zlint.workload`) reads it to say
     #: whether the size varies there; empty: not known
     origin: tuple[str, ...] = ()
+    #: SIZE: exactly the size of its one origin dim (``x.shape[0]``, ``n = x.size(0)``), not a
+    #: value computed from it: a workload can tell on which side of a threshold it stayed
+    exact: bool = False
     #: CONTAINER: a list of sizes (``[b.size(0) for b in boxes]``, ``[0, pad_w, 0, pad_h]``):
     #: its elements, its sum and its truth are sizes too
     sizes: bool = False

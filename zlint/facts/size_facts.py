@@ -261,7 +261,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     sub = (
                         SHAPE if isinstance(element, cst.StarredElement)
                         else STATIC if fixed
-                        else sized(_dim_origin(fact, position))
+                        else _dim_read(_dim_origin(fact, position))
                     )
                     self._bind(inner, sub, None, named)
                 elif fact is not None and fact.kind is Kind.TENSORS:
@@ -688,7 +688,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 index = number_literal(args[0].value)
                 if index is not None and index in dims:
                     return STATIC
-                return sized((f"{tensor}:{index}",) if tensor and isinstance(index, int) else ())
+                return _dim_read((f"{tensor}:{index}",) if tensor and isinstance(index, int) else ())
             if method in {"numel", "nelement"} and not args:
                 return sized((f"{tensor}:*",) if tensor else ())
             if method in {"dim", "ndimension"} and not args:
@@ -757,7 +757,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                     return RANK
                 if kind is Kind.TENSOR:
                     tensor = dotted_name(arg)
-                    return sized((f"{tensor}:0",) if tensor else ())
+                    return _dim_read((f"{tensor}:0",) if tensor else ())
                 if kind in (Kind.CONTAINER, Kind.TENSORS):
                     return STATIC  # the length of a Python list or tuple: an int at trace time
                 if kind is None and isinstance(arg, cst.Name) and self._evidence:
@@ -848,7 +848,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             else:
                 position = number_literal(index.value)
                 fixed = value is not None and position is not None and position in value.static_dims
-                self._set(original_node, STATIC if fixed else sized(_dim_origin(value, position)))
+                self._set(original_node, STATIC if fixed else _dim_read(_dim_origin(value, position)))
         elif kind is Kind.TENSORS and len(original_node.slice) == 1 and isinstance(
             original_node.slice[0].slice, cst.Index
         ):
@@ -992,6 +992,11 @@ def _is_any(node: cst.BaseExpression) -> bool:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _dim_read(origin: tuple[str, ...]) -> Fact:
+    """A size read straight off one dim (``x.shape[0]``): exactly that dim's size."""
+    return Fact(Kind.SIZE, origin=origin, exact=True) if len(origin) == 1 else sized(origin)
 
 
 def _dim_origin(shape: Fact | None, position: object) -> tuple[str, ...]:

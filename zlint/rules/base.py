@@ -36,6 +36,7 @@ from zlint.cst.positions import StatementPositions
 from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
 from zlint.facts.imports import ImportMap
 from zlint.facts.lattice import Fact, Kind
+from zlint.facts.literals import number_literal
 from zlint.facts.loops import LoopFacts
 from zlint.facts.size_facts import SizeFactsProvider
 
@@ -191,7 +192,8 @@ class Rule(cst.BatchableCSTVisitor):
         self._append(node, message, fix, tier, needs, reads="")
 
     def _append(
-        self, node: cst.CSTNode, message: str, fix: Fix | None, tier: str | None, needs: str, reads: str
+        self, node: cst.CSTNode, message: str, fix: Fix | None, tier: str | None, needs: str, reads: str,
+        threshold: str = "",
     ) -> None:
         pos = self.get_metadata(PositionProvider, node)
         function = self.context.function
@@ -211,8 +213,16 @@ class Rule(cst.BatchableCSTVisitor):
                 tier=tier or self.tier,
                 needs=needs,
                 reads=reads,
+                threshold=threshold,
             )
         )
+
+
+_OPERATORS = {
+    cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
+    cst.Equal: "==", cst.NotEqual: "!=",
+}
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
 class SizeFactsRule(Rule):
@@ -227,7 +237,25 @@ class SizeFactsRule(Rule):
     def report(
         self, node: cst.CSTNode, message: str, fix: Fix | None = None, tier: str | None = None, needs: str = ""
     ) -> None:
-        self._append(node, message, fix, tier, needs, reads=" ".join(self.sizes_read(node)))
+        self._append(
+            node, message, fix, tier, needs, reads=" ".join(self.sizes_read(node)), threshold=self.threshold_of(node)
+        )
+
+    def threshold_of(self, node: cst.CSTNode) -> str:
+        """``">=64"`` when ``node`` compares exactly one dim's size with a number (either side)."""
+        if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+            return ""
+        target = node.comparisons[0]
+        sides = [(node.left, target.comparator, False), (target.comparator, node.left, True)]
+        for size, other, flipped in sides:
+            fact, value = self.fact(size), number_literal(other)
+            if fact is None or not fact.exact or value is None:
+                continue
+            operator = _OPERATORS.get(type(target.operator))
+            if operator is None:
+                return ""
+            return f"{_FLIPPED[operator] if flipped else operator}{value}"
+        return ""
 
     def sizes_read(self, node: cst.CSTNode) -> tuple[str, ...]:
         """Where the sizes under ``node`` come from (:attr:`Fact.origin`), each once, outermost

@@ -11,6 +11,8 @@ which lines ran and which sizes each function's tensors held, so under one:
 * a size finding on a size that varied keeps its place and says why it varies (the sizes seen,
   and the function they were recorded in); a single-graph finding on a size the recording saw
   at 0 or 1 is default tier, since the deployment itself feeds dynamo the sizes it specializes;
+* a threshold on one size (``x.shape[0] >= 64``) that every recorded size answers the same way
+  is hidden: the guard holds for the whole deployment and adds no graph;
 * a finding whose sizes the recording cannot see (a size of ``self.cache``, of a tensor the
   function rebinds) stays as it is: the recording has no say on it.
 
@@ -65,6 +67,7 @@ class Decided:
     not_loaded: int = 0
     not_run: int = 0
     constant: int = 0
+    never_crossed: int = 0
 
     def notes(self, source: str) -> list[str]:
         out = []
@@ -72,6 +75,7 @@ class Decided:
             (self.not_run, "on lines the workload never ran"),
             (self.not_loaded, "in files the workload never loaded"),
             (self.constant, "on sizes the workload held constant"),
+            (self.never_crossed, "on thresholds the workload's sizes never crossed"),
         ):
             if count:
                 out.append(f"{count} finding{'' if count == 1 else 's'} hidden {why} ({source})")
@@ -97,6 +101,11 @@ def decide(diagnostics: Iterable[Diagnostic], workload, about_compiled_code) -> 
         if records and not unseen and not any(r.varies for r in records):
             decided.constant += 1
             continue
+        if d.threshold and len(records) == 1 and not unseen and _never_flips(d.threshold, records[0].sizes):
+            # `x.shape[0] >= 64` with batches of 2..8: the guard holds on every size the
+            # deployment sends, so it adds no graph (a 0/1 test is ZL101's and keeps its tier)
+            decided.never_crossed += 1
+            continue
         varying = [r for r in records if r.varies]
         if varying:
             d = dataclasses.replace(
@@ -106,6 +115,25 @@ def decide(diagnostics: Iterable[Diagnostic], workload, about_compiled_code) -> 
             )
         decided.diagnostics.append(d)
     return decided
+
+
+_COMPARE = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+
+
+def _never_flips(threshold: str, sizes: tuple[int, ...]) -> bool:
+    """Whether ``size <op> value`` (``">=64"``) has one answer for every recorded size, when the
+    value is no 0/1 test (those cost through the sizes dynamo specializes, not through a flip)."""
+    operator = threshold[:2] if threshold[:2] in _COMPARE else threshold[:1]
+    try:
+        value = float(threshold[len(operator):])
+    except ValueError:
+        return False
+    if value in (0, 1) or not sizes:
+        return False
+    return len({_COMPARE[operator](size, value) for size in sizes}) == 1
 
 
 def sizes_of(d: Diagnostic, workload) -> tuple[list[SizeRecord], int]:
