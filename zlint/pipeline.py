@@ -141,7 +141,7 @@ def run(request: Request) -> Outcome:
         if count:
             outcome.notes.append(f"{count} finding{'' if count == 1 else 's'} hidden {where}; --scope all shows them")
     if first.workload is not None and outcome.linted:
-        _decide_by_workload(outcome, first.workload)
+        _decide_by_workload(outcome, first.workload, first.target)
     if request.stdin is not None and request.fix:
         outcome.fixed_source = request.stdin
         if outcome.fixer is not None and outcome.fixer.sources:
@@ -161,7 +161,7 @@ def run(request: Request) -> Outcome:
     return outcome
 
 
-def _decide_by_workload(outcome: Outcome, path: str) -> None:
+def _decide_by_workload(outcome: Outcome, path: str, target: str) -> None:
     """The workload step: a run is one deployment, so the first file's ``workload`` decides every
     finding of the run (:mod:`zlint.workload.decide`)."""
     from zlint.scope.placement import about_compiled_code
@@ -172,7 +172,7 @@ def _decide_by_workload(outcome: Outcome, path: str) -> None:
         workload = load_workload(path)
     except WorkloadError as exc:
         raise RunError(str(exc)) from None
-    decided = decide(outcome.diagnostics, workload, about_compiled_code)
+    decided = decide(outcome.diagnostics, workload, about_compiled_code, single_graph_shown=target != "default")
     outcome.diagnostics = decided.diagnostics
     outcome.notes.extend(decided.notes(f"workload {display_path(Path(path))}"))
 

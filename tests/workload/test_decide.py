@@ -219,7 +219,11 @@ def test_a_threshold_the_recorded_sizes_never_cross_is_hidden(tmp_path):
                 return hidden_states
         """
     ))
-    for batches, expected in (([2, 3, 5], [8]), ([2, 80], [6, 8])):
+    cases = (
+        ([2, 3, 5], [(6, "single-graph"), (8, "default")]),
+        ([2, 80], [(6, "default"), (8, "default")]),
+    )
+    for batches, expected in cases:
         params = {"hidden_states": {"kind": "tensor", "ranks": [2], "dims": [batches, [4]]}}
         data = {
             "zlint_workload": 1, "command": ["serve.py"], "cwd": str(tmp_path), "python": "3.11", "torch": None,
@@ -230,5 +234,11 @@ def test_a_threshold_the_recorded_sizes_never_cross_is_hidden(tmp_path):
         }
         (tmp_path / "w.json").write_text(json.dumps(data))
         found, stderr = findings(tmp_path, "--workload", "w.json")
-        assert [d["location"]["row"] for d in found] == expected
-        assert ("1 finding hidden on thresholds the workload's sizes never crossed" in stderr) == (len(expected) == 1)
+        assert [(d["location"]["row"], d["tier"]) for d in found] == expected
+        moved = "1 finding on thresholds the workload's sizes never crossed moved to the single-graph tier"
+        assert (moved in stderr) == (batches == [2, 3, 5])
+        if batches == [2, 3, 5]:
+            why = "never crosses the threshold, so it costs only where sizes are made one graph]"
+            assert found[0]["message"].endswith(why)
+            default_only, _ = findings(tmp_path, "--workload", "w.json", "--target", "default")
+            assert [d["location"]["row"] for d in default_only] == [8]

@@ -12,7 +12,8 @@ which lines ran and which sizes each function's tensors held, so under one:
   and the function they were recorded in); a single-graph finding on a size the recording saw
   at 0 or 1 is default tier, since the deployment itself feeds dynamo the sizes it specializes;
 * a threshold on one size (``x.shape[0] >= 64``) that every recorded size answers the same way
-  is hidden: the guard holds for the whole deployment and adds no graph;
+  moves to the single-graph tier: the guard holds for the whole deployment and adds no graph,
+  but under ``mark_unbacked`` the test itself still breaks the graph;
 * a finding whose sizes the recording cannot see (a size of ``self.cache``, of a tensor the
   function rebinds) stays as it is: the recording has no say on it.
 
@@ -75,17 +76,25 @@ class Decided:
             (self.not_run, "on lines the workload never ran"),
             (self.not_loaded, "in files the workload never loaded"),
             (self.constant, "on sizes the workload held constant"),
-            (self.never_crossed, "on thresholds the workload's sizes never crossed"),
         ):
             if count:
                 out.append(f"{count} finding{'' if count == 1 else 's'} hidden {why} ({source})")
+        if self.never_crossed:
+            count = self.never_crossed
+            out.append(
+                f"{count} finding{'' if count == 1 else 's'} on thresholds the workload's sizes never crossed "
+                f"moved to the single-graph tier ({source})"
+            )
         return out
 
 
-def decide(diagnostics: Iterable[Diagnostic], workload, about_compiled_code) -> Decided:
+def decide(
+    diagnostics: Iterable[Diagnostic], workload, about_compiled_code, single_graph_shown: bool = True
+) -> Decided:
     """The findings ``workload`` (a :class:`zlint.workload.model.Workload`) keeps, each with the
     reason its sizes vary; ``about_compiled_code(code)``: whether a rule's findings depend on the
-    code running compiled (only those are the workload's to decide)."""
+    code running compiled (only those are the workload's to decide); ``single_graph_shown``: the
+    run reports single-graph findings (``target``), so a finding the workload moves there stays."""
     decided = Decided([])
     for d in diagnostics:
         if not about_compiled_code(d.code):
@@ -103,8 +112,16 @@ def decide(diagnostics: Iterable[Diagnostic], workload, about_compiled_code) -> 
             continue
         if d.threshold and len(records) == 1 and not unseen and _never_flips(d.threshold, records[0].sizes):
             # `x.shape[0] >= 64` with batches of 2..8: the guard holds on every size the
-            # deployment sends, so it adds no graph (a 0/1 test is ZL101's and keeps its tier)
+            # deployment sends, so it adds no graph; under mark_unbacked the test itself still
+            # breaks the graph (measured on the shared workloads: diffusers' Upsample2D)
             decided.never_crossed += 1
+            if single_graph_shown:
+                decided.diagnostics.append(dataclasses.replace(
+                    d,
+                    tier="single-graph",
+                    message=f"{d.message} [workload: {records[0].describe()}: never crosses the threshold, "
+                    "so it costs only where sizes are made one graph]",
+                ))
             continue
         varying = [r for r in records if r.varies]
         if varying:
