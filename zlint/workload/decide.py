@@ -24,6 +24,7 @@ left alone. The module reads the workload file's records only (no torch).
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -135,22 +136,21 @@ def decide(
 
 
 _COMPARE = {
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
 }
 
 
 def _never_flips(threshold: str, sizes: tuple[int, ...]) -> bool:
     """Whether ``size <op> value`` (``">=64"``) has one answer for every recorded size, when the
     value is no 0/1 test (those cost through the sizes dynamo specializes, not through a flip)."""
-    operator = threshold[:2] if threshold[:2] in _COMPARE else threshold[:1]
+    symbol = threshold[:2] if threshold[:2] in _COMPARE else threshold[:1]
     try:
-        value = float(threshold[len(operator):])
+        value = float(threshold[len(symbol):])
     except ValueError:
         return False
     if value in (0, 1) or not sizes:
         return False
-    return len({_COMPARE[operator](size, value) for size in sizes}) == 1
+    return len({_COMPARE[symbol](size, value) for size in sizes}) == 1
 
 
 def sizes_of(d: Diagnostic, workload) -> tuple[list[SizeRecord], int]:
