@@ -230,7 +230,8 @@ TOP_SNIPPETS = [
     "\n\ndef run(x):\n    torch._dynamo.mark_dynamic(x, 0)\n    return step(x)\n",
 ]
 BROKEN = "def broken(:\n"
-START = """\
+#: a compiled function with a ZL101 (line 6) and a ZL201 (line 8)
+MODEL = """\
 import torch
 
 
@@ -241,11 +242,8 @@ def forward(x):
     for i in range(x.shape[0]):
         x = x + i
     return x
-
-
-def helper(x):
-    return x.sum().item()
 """
+START = MODEL + "\n\ndef helper(x):\n    return x.sum().item()\n"
 
 
 def random_edit(rng: random.Random, text: str) -> tuple[types.Range, str]:

@@ -15,6 +15,7 @@ from lsprotocol import types
 
 from lsp_support import (
     EDITOR_CAPABILITIES,
+    MODEL,
     NEOVIM_07_CAPABILITIES,
     START,
     EditorClient,
@@ -27,18 +28,6 @@ from lsp_support import (
     with_server,
 )
 
-MODEL = """\
-import torch
-
-
-@torch.compile
-def forward(x):
-    if x.size(0) == 1:
-        return x
-    for i in range(x.shape[0]):
-        x = x + i
-    return x
-"""
 #: ZL403's doc example: its finding has a fix (mark_dynamic -> maybe_mark_dynamic)
 MARKED = """\
 import torch

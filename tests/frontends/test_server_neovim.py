@@ -18,23 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from lsp_support import ROOT, server_env
+from lsp_support import MODEL, ROOT, server_env
 
 NVIM = os.environ.get("ZLINT_TEST_NVIM") or shutil.which("nvim")
 #: the first line of each Lua block of the page: the oldest Neovim whose API the snippet uses
 OLDEST = re.compile(r"-- Neovim (\d+)\.(\d+) or later\n")
-MODEL = """\
-import torch
-
-
-@torch.compile
-def forward(x):
-    if x.size(0) == 1:
-        return x
-    for i in range(x.shape[0]):
-        x = x + i
-    return x
-"""
 #: waits for the buffer's diagnostics; then writes $ZLINT_NEW_PYPROJECT to pyproject.toml,
 #: saves the buffer and waits for the diagnostics to change; writes both to $ZLINT_OUT (JSON).
 #: Only what Neovim 0.7 has: vim.diagnostic, vim.wait, vim.fn.

@@ -48,7 +48,9 @@ MODEL = textwrap.dedent(
 )
 
 
-def workload(tmp_path: Path, model: Path, lines, params, extra_functions=()) -> Path:
+def workload(tmp_path: Path, model: Path, lines, params, function=("Pool.forward", 5, 3)) -> Path:
+    """A workload file of one recorded function: ``function`` is its (name, first line, calls)."""
+    name, line, calls = function
     data = {
         "zlint_workload": 1,
         "command": ["serve.py"],
@@ -58,7 +60,7 @@ def workload(tmp_path: Path, model: Path, lines, params, extra_functions=()) -> 
         "files": {
             str(model.resolve()): {
                 "lines": sorted(lines),
-                "functions": [{"name": "Pool.forward", "line": 5, "calls": 3, "params": params}, *extra_functions],
+                "functions": [{"name": name, "line": line, "calls": calls, "params": params}],
             }
         },
     }
@@ -150,14 +152,7 @@ def test_an_option_path_that_ran_is_reported_under_a_workload(tmp_path):
     ))
     assert findings(tmp_path)[0] == []
     params = {"x": {"kind": "tensor", "ranks": [1], "dims": [[8, 32]]}}
-    data = {
-        "zlint_workload": 1, "command": ["serve.py"], "cwd": str(tmp_path), "python": "3.11", "torch": None,
-        "files": {str((tmp_path / "model.py").resolve()): {
-            "lines": list(range(1, 14)),
-            "functions": [{"name": "Pool.forward", "line": 9, "calls": 2, "params": params}],
-        }},
-    }
-    (tmp_path / "w.json").write_text(json.dumps(data))
+    workload(tmp_path, tmp_path / "model.py", range(1, 14), params, ("Pool.forward", 9, 2))
     found, _ = findings(tmp_path, "--workload", "w.json")
     assert [(d["location"]["row"], d["code"]) for d in found] == [(11, "ZL103")]
 
@@ -225,14 +220,7 @@ def test_a_threshold_the_recorded_sizes_never_cross_is_hidden(tmp_path):
     )
     for batches, expected in cases:
         params = {"hidden_states": {"kind": "tensor", "ranks": [2], "dims": [batches, [4]]}}
-        data = {
-            "zlint_workload": 1, "command": ["serve.py"], "cwd": str(tmp_path), "python": "3.11", "torch": None,
-            "files": {str((tmp_path / "model.py").resolve()): {
-                "lines": list(range(1, 11)),
-                "functions": [{"name": "Up.forward", "line": 5, "calls": 3, "params": params}],
-            }},
-        }
-        (tmp_path / "w.json").write_text(json.dumps(data))
+        workload(tmp_path, tmp_path / "model.py", range(1, 11), params, ("Up.forward", 5, 3))
         found, stderr = findings(tmp_path, "--workload", "w.json")
         assert [(d["location"]["row"], d["tier"]) for d in found] == expected
         moved = "1 finding on thresholds the workload's sizes never crossed moved to the single-graph tier"
