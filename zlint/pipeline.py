@@ -123,6 +123,7 @@ def run(request: Request) -> Outcome:
         )
         linted = lint_run(outcome.linted, request.jobs, request.cache, contents, whole)
     results = linted.results
+    outcome.notes.extend(linted.project.notes)
     if request.fix or request.diff:
         results = _fixed(linted, outcome, request)
     for entry in ordered:

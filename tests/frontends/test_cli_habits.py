@@ -85,7 +85,7 @@ def test_stdin_filename_of_an_excluded_path_lints_nothing(project):
 def test_bad_input_on_stdin_is_one_line_exit_2(tmp_path, data, reason):
     proc = zlint("-", "--stdin-filename", "m.py", cwd=tmp_path, stdin=data)
     assert (proc.returncode, proc.stdout) == (2, b"")
-    assert proc.stderr.decode() == f"zlint: error: m.py: {reason}\nFound 0 findings (1 file checked).\n"
+    assert proc.stderr.decode() == f"zlint: error: m.py: {reason}\nFound 0 findings (1 file checked; 1 not linted).\n"
 
 
 REMAINING = (

@@ -40,6 +40,7 @@ from zlint.candidates.summary import FunctionSummary, Unit
 from zlint.candidates.values import FUNCTIONS, ModuleIndex
 from zlint.candidates.walk import callee_name, group, is_self_attribute
 from zlint.core.source import ODD_SEPARATORS
+from zlint.core.walks import reach
 from zlint.facts.vocabulary import CALL_SITE_DEPTH
 
 if TYPE_CHECKING:
@@ -276,15 +277,10 @@ def _context(
 
 def _with_bases(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:
     """``cls`` and its bases among ``classes`` (by name), transitively."""
-    found = [cls]
-    todo = [cls]
-    while todo:
-        for base in todo.pop().bases:
-            other = classes.get(base.id) if isinstance(base, ast.Name) else None
-            if other is not None and all(other is not f for f in found):
-                found.append(other)
-                todo.append(other)
-    return found
+    def bases(node: ast.ClassDef) -> list[ast.ClassDef]:
+        return [classes[b.id] for b in node.bases if isinstance(b, ast.Name) and b.id in classes]
+
+    return list(reach([cls], bases, breadth_first=True))
 
 
 def _call_site_context(

@@ -27,6 +27,10 @@ DEFAULT_EXCLUDE = (
 )
 
 
+#: seconds; the slowest file of the benchmarks' corpora takes a small fraction of it (benchmarks/README.md)
+DEFAULT_FILE_TIME_BUDGET = 60.0
+
+
 class ConfigError(Exception):
     """Bad configuration; ``str()`` is the one-line message, ``path`` where it came from."""
 
@@ -67,6 +71,9 @@ class Settings:
     #: ``workload``: a workload file (``zlint record``), absolute; findings are decided by what it
     #: recorded (:mod:`zlint.workload.decide`)
     workload: str | None = None
+    #: ``file-time-budget``: seconds the analysis of one file may take before it is reported as not
+    #: linted and the run goes on (:mod:`zlint.core.budget`); 0 turns the budget off
+    file_time_budget: float = DEFAULT_FILE_TIME_BUDGET
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -204,6 +211,20 @@ def _examples(path: str, value: Any) -> tuple[str, ...]:
     return tuple(found)
 
 
+def time_budget_value(value: Any) -> float:
+    """A ``file-time-budget`` as given (seconds: a number >= 0, 0 for none; a string of one from a
+    command line), checked; ValueError with a one-line message when it is none."""
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            pass
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 <= number < float("inf"):
+        raise ValueError(f"file-time-budget must be a number of seconds >= 0 (0: no budget), got {value!r}")
+    return float(number)
+
+
 def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> Settings:
     """Build Settings from a ``[tool.zlint]`` table; unknown keys and codes are errors."""
     kwargs: dict[str, Any] = {"root": root, "config_path": Path(path) if path else None}
@@ -220,6 +241,11 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
                 raise ConfigError(path, "[tool.zlint] workload must be the path of a workload file (zlint record)")
             base = Path(path).parent if path else Path.cwd()
             kwargs["workload"] = str((base / value).resolve())
+        elif key == "file-time-budget":
+            try:
+                kwargs["file_time_budget"] = time_budget_value(value)
+            except ValueError as exc:
+                raise ConfigError(path, f"[tool.zlint] {exc}") from None
         elif key == "compiled-only":
             if not isinstance(value, bool):
                 raise ConfigError(path, "[tool.zlint] compiled-only must be true or false")
@@ -250,7 +276,7 @@ def settings_from_table(table: dict[str, Any], path: str, root: Path | None) -> 
         else:
             names = [
                 *_LIST_KEYS, *_CHOICE_KEYS, "per-file-ignores", "compiled-only", "torch-version", "verify", "docs-url",
-                "workload",
+                "workload", "file-time-budget",
             ]
             known = ", ".join(sorted(names))
             raise ConfigError(path, f"unknown key {key!r} in [tool.zlint] (known: {known})")

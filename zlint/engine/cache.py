@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from zlint.core.atomic import atomic_write
+from zlint.core.budget import BUDGET_REASON_START
 from zlint.core.diagnostics import Applicability, Diagnostic, Edit, FileError, Fix
 
 SCHEMA = 1
@@ -32,12 +33,12 @@ DEFAULT_DIR = ".zlint_cache"
 #: entries kept besides those used by the current run (old contents of files, other paths)
 MAX_EXTRA_ENTRIES = 20_000
 #: errors that depend on more than the file's bytes (stack depth, a rule's bug): never cached
-_UNCACHED_ERRORS = ("internal error", "too deeply nested")
+_UNCACHED_ERRORS = ("internal error", "too deeply nested", BUDGET_REASON_START)
 #: Settings fields already folded into the enabled codes, about discovery only, or read after the
 #: cache (a workload decides the findings of the whole run, not what a file holds)
 _FOLDED = frozenset(
     {"select", "extend_select", "ignore", "per_file_ignores", "exclude", "config_path", "docs_url", "workload",
-     "_cache"}
+     "file_time_budget", "_cache"}
 )
 
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is zlint's cache; `zlint clean` removes it.\n"

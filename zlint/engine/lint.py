@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zlint.core import noqa, registry
+from zlint.core.budget import BudgetExceeded, time_budget
 from zlint.core.diagnostics import Diagnostic, FileError
 from zlint.core.settings import Settings
 from zlint.core.source import (  # the reading half lives in source (no LibCST)
@@ -83,12 +84,17 @@ def _failing_rule(exc: BaseException) -> str:
 
 def _never_raises(lint):
     """Whatever fails inside, linting a file ends in a FileResult, never an exception
-    that would take the other files down; the error names what failed, on one line."""
+    that would take the other files down; the error names what failed, on one line. The file's
+    time budget (``file-time-budget``) holds for the whole lint: past it, the file is not linted."""
 
     @functools.wraps(lint)
     def guarded(source, path="<string>", *args, **kwargs) -> FileResult:
+        settings = kwargs.get("settings", args[0] if args else None) or Settings()
         try:
-            return lint(source, path, *args, **kwargs)
+            with time_budget(settings.file_time_budget):
+                return lint(source, path, *args, **kwargs)
+        except BudgetExceeded as exc:
+            return FileResult(path, error=FileError(path, str(exc)))
         except MemoryError:
             return FileResult(path, error=FileError(path, "out of memory"))
         except Exception as exc:

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from zlint.core.budget import BudgetExceeded, time_budget
 from zlint.core.diagnostics import FileError
 from zlint.core.settings import Settings
 from zlint.core.source import FileResult, ParsedSource, SourceError, parse_source, read_source
@@ -33,7 +34,9 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class _Task:
+class FileTask:
+    """One file's work in a worker: its summary for the project index, its findings, or both."""
+
     index: int
     path: str
     data: bytes
@@ -41,19 +44,26 @@ class _Task:
     settings: Settings | None
     #: whether the project index needs the file's summary
     summarize: bool
+    #: the file's time budget in seconds (``file-time-budget``)
+    budget: float
 
 
-def _run_task(task: _Task) -> tuple[int, FileSummary | None, FileResult | None]:
+def run_file_task(task: FileTask) -> tuple[int, FileSummary | None, FileResult | None]:
     """The file's summary (when asked for) and unplaced findings (when asked for), from one
-    ``ast``. Never raises: a file that fails is an error line of its own."""
+    ``ast``, both within the file's time budget. Never raises: a file that fails is an error line
+    of its own."""
     try:
-        parsed = parse_source(task.data, task.path)
-    except SourceError as exc:  # reported by the lint as by `zlint FILE`; not in the index
-        error = FileResult(task.path, error=FileError(task.path, str(exc)))
-        return task.index, None, error if task.settings is not None else None
-    summary = summary_of(task.path, parsed) if task.summarize else None
-    result = lint_parsed(parsed, task.path, task.settings) if task.settings is not None else None
-    return task.index, summary, result
+        with time_budget(task.budget):
+            try:
+                parsed = parse_source(task.data, task.path)
+            except SourceError as exc:  # reported by the lint as by `zlint FILE`; not in the index
+                error = FileResult(task.path, error=FileError(task.path, str(exc)))
+                return task.index, None, error if task.settings is not None else None
+            summary = summary_of(task.path, parsed) if task.summarize else None
+            result = lint_parsed(parsed, task.path, task.settings) if task.settings is not None else None
+            return task.index, summary, result
+    except BudgetExceeded as exc:  # past the budget between the steps: as past it inside one
+        return task.index, None, FileResult(task.path, error=FileError(task.path, str(exc)))
 
 
 def lint_parsed(parsed: ParsedSource, path: str, settings: Settings) -> FileResult:
@@ -107,11 +117,16 @@ def lint_run(
             results[index] = data
         else:
             files.append((index, path, data, settings))
-    pending = PendingIndex(((path, data) for _, path, data, _ in files), cache.project_file if cache else None, whole)
+    # the project step serves every file: the most generous of their budgets (0: none)
+    budgets = [settings.file_time_budget for _, _, _, settings in files]
+    budget = None if not budgets or 0 in budgets else max(budgets)
+    pending = PendingIndex(
+        ((path, data) for _, path, data, _ in files), cache.project_file if cache else None, whole, budget
+    )
 
     unplaced: dict[int, FileResult] = {}
     keys: dict[int, str] = {}
-    tasks: list[_Task] = []
+    tasks: list[FileTask] = []
     summarizing: set[str] = set()
     # files share their settings (one object per directory): fingerprint each combination once
     fingerprints: dict[tuple[int, frozenset[str]], str] = {}
@@ -133,7 +148,7 @@ def lint_run(
         if summarize:
             summarizing.add(path)
         if lint or summarize:
-            tasks.append(_Task(index, path, data, settings if lint else None, summarize))
+            tasks.append(FileTask(index, path, data, settings if lint else None, summarize, settings.file_time_budget))
 
     summaries: dict[str, FileSummary | None] = {}
     for index, summary, result in _run_all(tasks, jobs):
@@ -153,13 +168,13 @@ def lint_run(
     return LintedRun([r for r in results if r is not None], project)
 
 
-def _run_all(tasks: list[_Task], jobs: int | None) -> list[tuple[int, FileSummary | None, FileResult | None]]:
+def _run_all(tasks: list[FileTask], jobs: int | None) -> list[tuple[int, FileSummary | None, FileResult | None]]:
     """Every task's outcome, across worker processes when there are enough tasks to pay for
     starting them (in any order: the caller files each by its index)."""
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     workers = min(jobs, len(tasks) // MIN_FILES_PER_WORKER)
     if workers <= 1:
-        return [_run_task(task) for task in tasks]
+        return [run_file_task(task) for task in tasks]
     codes = [task.settings.enabled_codes(task.path) for task in tasks if task.settings is not None]
     if codes:  # LibCST and the rules load only to lint; here once, so forked workers share them
         from zlint.engine.lint import preload
@@ -168,7 +183,7 @@ def _run_all(tasks: list[_Task], jobs: int | None) -> list[tuple[int, FileSummar
     # biggest files first, so no worker is left with a large file at the end
     order = sorted(tasks, key=lambda t: len(t.data), reverse=True)
     with worker_pool(workers) as pool:
-        return list(pool.imap_unordered(_run_task, order, chunksize=1))
+        return list(pool.imap_unordered(run_file_task, order, chunksize=1))
 
 
 def _placed(result: FileResult, scope: FileScope | None, data: bytes, settings: Settings) -> FileResult:

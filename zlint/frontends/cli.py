@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from zlint import __version__, pipeline
 from zlint.core import registry
 from zlint.core.atomic import atomic_write
+from zlint.core.budget import BUDGET_REASON_START
+from zlint.core.settings import time_budget_value
 from zlint.core.source import full_path_default
 from zlint.engine.cache import Cache, clean
 from zlint.engine.cache import default_directory as default_cache_dir
@@ -66,6 +68,13 @@ def _seconds(value: str) -> float:
     if not seconds > 0:
         raise argparse.ArgumentTypeError(f"--verify-timeout wants a positive number of seconds, got {value!r}")
     return seconds
+
+
+def _time_budget(value: str) -> float:
+    try:
+        return time_budget_value(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -134,6 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--workload", metavar="FILE",
         help="decide findings by a recorded workload (zlint record): hide what it never ran and sizes it "
         "held constant, and say why each reported size varies",
+    )
+    parser.add_argument(
+        "--file-time-budget", type=_time_budget, default=None, metavar="SECONDS",
+        help="seconds the analysis of one file may take; past it the file is reported as not linted "
+        "and the run goes on (default 60; 0: no budget)",
     )
     parser.add_argument(
         "--jobs", type=_jobs, default=None, metavar="N",
@@ -252,13 +266,20 @@ def _files(n: int) -> str:
     return f"{n} file{'' if n == 1 else 's'}"
 
 
-def found_summary(findings: int, with_findings: int, checked: int) -> str:
+def found_summary(findings: int, with_findings: int, checked: int, not_linted: int = 0, over_budget: int = 0) -> str:
     """The text format's last line: the findings, the files that hold them and the files checked
-    (``Found 4 findings in 1 file (11 files checked).``), so that neither count reads as the other."""
+    (``Found 4 findings in 1 file (11 files checked).``), so that neither count reads as the other;
+    then how many of the files checked could not be linted, and how many of those ran past their
+    time budget (``(11 files checked; 2 not linted, 1 past its time budget)``)."""
+    files = f"{_files(checked)} checked"
+    if not_linted:
+        files += f"; {not_linted} not linted"
+        if over_budget:
+            files += f", {over_budget} past {'its' if over_budget == 1 else 'their'} time budget"
     if not findings:
-        return f"Found 0 findings ({_files(checked)} checked)."
+        return f"Found 0 findings ({files})."
     noun = "finding" if findings == 1 else "findings"
-    return f"Found {findings} {noun} in {_files(with_findings)} ({_files(checked)} checked)."
+    return f"Found {findings} {noun} in {_files(with_findings)} ({files})."
 
 
 def check(args: argparse.Namespace) -> int:
@@ -281,6 +302,7 @@ def check(args: argparse.Namespace) -> int:
     overrides["compiled_only"] = args.compiled_only
     overrides["scope"] = args.scope
     overrides["target"] = args.target
+    overrides["file_time_budget"] = args.file_time_budget
     if args.workload is not None:
         import os
 
@@ -338,7 +360,12 @@ def check(args: argparse.Namespace) -> int:
     for error in errors:
         print(f"zlint: error: {error}", file=sys.stderr)
     if args.format == "text" and not args.statistics and not args.quiet:
-        print(found_summary(len(diagnostics), len({d.path for d in diagnostics}), len(files)), file=sys.stderr)
+        linted = set(files)
+        not_linted = [e for e in errors if e.path in linted]
+        over_budget = sum(e.reason.startswith(BUDGET_REASON_START) for e in not_linted)
+        with_findings = len({d.path for d in diagnostics})
+        summary = found_summary(len(diagnostics), with_findings, len(files), len(not_linted), over_budget)
+        print(summary, file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.verify:  # by default every finding fails, verified or not: --verify only adds proof

@@ -56,7 +56,7 @@ class SettingOption:
     """One Settings field exposed as a flake8 option."""
 
     field: str
-    kind: str  # "bool", "list", "str" or "int"
+    kind: str  # "bool", "list", "str", "int" or "float"
     help: str
 
     @property
@@ -88,6 +88,8 @@ def setting_options() -> list[SettingOption]:
             kind = "str"
         elif hint is int:
             kind = "int"
+        elif hint is float:  # given as flake8 read it (a string): the [tool.zlint] reader checks it
+            kind = "float"
         else:  # a setting flake8 cannot express yet: leave it at its default
             continue
         key = f.name.replace("_", "-")

@@ -8,5 +8,7 @@ flake8's ``--select``/``--extend-ignore``. Its doc shows flake8 output, not a li
 
 code = "ZL000"
 name = "file-not-linted"
-summary = "flake8 plugin: zlint could not lint this file (too large, too deeply nested, internal error)"
+summary = (
+    "flake8 plugin: zlint could not lint this file (too large, too deeply nested, past its time budget, internal error)"
+)
 kind = "meta"

@@ -30,11 +30,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
 
 from zlint.core.diagnostics import tensor_check_need
+from zlint.core.walks import reach, settle
 from zlint.scope.compile_state import absolute_name, is_package, known_predicate_value, skipped_operands, tree_value
 from zlint.scope.defaults import Defaults
 from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, qualify, summarize
@@ -126,15 +127,12 @@ def _templates(project: Project) -> dict[str, str]:
     return out
 
 
-def _class_names(project: Project, path: str, cls: str, seen: frozenset = frozenset()) -> list[str]:
+def _class_names(project: Project, path: str, cls: str) -> list[str]:
     """The short names of a class and of all its bases, through classes of the run."""
-    info = project.files[path].classes[cls]
-    names = [cls.rsplit(".", 1)[-1]]
-    for base in info.bases:
-        names.append(base.rsplit(".", 1)[-1])
-        found = project.class_of(path, base)
-        if found is not None and found not in seen and found != (path, cls):
-            names.extend(_class_names(project, *found, seen | {(path, cls)}))
+    names = []
+    for key in project.lineage(path, cls):
+        names.append(key[1].rsplit(".", 1)[-1])
+        names.extend(base.rsplit(".", 1)[-1] for base, _ in project.base_classes(*key))
     return names
 
 
@@ -208,21 +206,20 @@ def _eager_methods(
     for summary in project.files.values():  # module-level tables of methods (`{"a": Net.m}`)
         for name in summary.attribute_names:
             roots.extend(by_name.get(name, ()))
-    reached: set[Key] = set()
-    while roots:
-        key = roots.pop()
-        if key in reached or verdict.get(key, (None,))[0] == NEVER:
-            continue
-        reached.add(key)
+
+    def successors(key: Key) -> Iterator[Key]:
         function = functions[key]
-        roots.extend(calls.get(key, ()))
+        yield from calls.get(key, ())
         for name in function.attribute_names:
-            roots.extend(by_name.get(name, ()))
+            yield from by_name.get(name, ())
         if function.cls is not None:
             for name in (*function.calls, *(f"self.{r}" for r in function.refs)):
                 head, _, rest = name.partition(".")
                 if head == "self" and rest and "." not in rest and project.method(key[0], function.cls, rest) is None:
-                    roots.extend(by_name.get(rest, ()))  # a method the class does not have: maybe any
+                    yield from by_name.get(rest, ())  # a method the class does not have: maybe any
+
+    may_compile = [key for key in roots if verdict.get(key, (None,))[0] != NEVER]
+    reached = set(reach(may_compile, lambda key: (k for k in successors(key) if verdict.get(k, (None,))[0] != NEVER)))
     out: dict[Key, str] = {}
     for key, function in functions.items():
         if key in reached or key in verdict or function.cls is None or key[0] not in whole:
@@ -244,18 +241,13 @@ _INERT_BASES = frozenset({
 })
 
 
-def _bases_known(project: Project, path: str, cls: str, seen: frozenset = frozenset()) -> bool:
+def _bases_known(project: Project, path: str, cls: str) -> bool:
     """True when every base of ``cls``, through classes of the run, is one of the run's or an inert one."""
-    if (path, cls) in seen:
-        return True
-    summary = project.files[path]
-    for base in summary.classes[cls].bases:
-        found = project.class_of(path, base)
-        if found is not None:
-            if not _bases_known(project, *found, seen | {(path, cls)}):
+    for key in project.lineage(path, cls):
+        summary = project.files[key[0]]
+        for base, found in project.base_classes(*key):
+            if found is None and (qualify(summary, base) or base) not in _INERT_BASES:
                 return False
-        elif (qualify(summary, base) or base) not in _INERT_BASES:
-            return False
     return True
 
 
@@ -531,8 +523,8 @@ def _propagate_never(
 ) -> None:
     """Helpers that only never-compiled code (or a branch dynamo never takes) calls are never
     compiled either; not a method some code takes as a value (it runs where that is called)."""
-    changed = True
-    while changed:
+
+    def one_round() -> bool:  # each round adds verdicts, or ends the walk
         changed = False
         for key in functions:
             who = callers.get(key, set())
@@ -545,6 +537,9 @@ def _propagate_never(
                     why = f"called only in a tracing/scripting branch of {branch_callers[key][1]}"
                 verdict[key] = (NEVER, why)
                 changed = True
+        return changed
+
+    settle(one_round)
 
 
 def _split_callers(
@@ -606,8 +601,8 @@ def _option_classes(
                 if found is not None:
                     named.setdefault(found, []).extend(((path, qual), site) for site in sites)
     out: dict[Key, str] = {}
-    changed = True
-    while changed:
+
+    def one_round() -> bool:  # each round adds classes, or ends the walk
         changed = False
         for cls, where in named.items():
             if cls in out or any(child not in out for child in children.get(cls, ())):
@@ -616,6 +611,9 @@ def _option_classes(
             if reasons and None not in reasons:
                 out[cls] = f"only in {cls[1].rsplit('.', 1)[-1]}, which is built {reasons[0]}"
                 changed = True
+        return changed
+
+    settle(one_round)
     return out
 
 
@@ -700,12 +698,7 @@ def _compiled_by_default(
     kept = roots | escaped
     movable = {k for k in compiled_from if verdict[k][0] == COMPILED and _by_its_callers(functions[k], k, kept)}
     work = [k for k, (scope, _) in verdict.items() if scope == COMPILED and k not in movable]
-    reached: set[Key] = set()
-    while work:
-        key = work.pop()
-        if key not in reached:
-            reached.add(key)
-            work.extend(c for c in calls.get(key, ()) if verdict.get(c, (None,))[0] == COMPILED)
+    reached = set(reach(work, lambda key: (c for c in calls.get(key, ()) if verdict.get(c, (None,))[0] == COMPILED)))
     for key in movable - reached:
         del verdict[key]
     for key in movable & reached:  # reached through a plain call from a reached caller

@@ -45,10 +45,11 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from zlint.core.walks import follow, reach
 from zlint.scope.file_summary import ClassInfo, FileSummary, FunctionInfo
 from zlint.scope.host_roles import file_role
 from zlint.scope.names import Key, Project
@@ -232,10 +233,9 @@ class Defaults:
         for path, summary in project.files.items():
             for callee, calls in summary.call_args.items():  # module and class level
                 self.by_name.setdefault(callee.rsplit(".", 1)[-1], []).append(((path, ""), callee, calls))
-            for qual, info in summary.classes.items():
-                for base in info.bases:
-                    found = project.class_of(path, base)
-                    if found is not None and found != (path, qual):
+            for qual in summary.classes:
+                for found in project.bases((path, qual)):
+                    if found != (path, qual):
                         self.children.setdefault(found, []).append((path, qual))
             for name in summary.handed:
                 found = project.class_of(path, name)
@@ -383,26 +383,15 @@ class Defaults:
         if found is None:
             self._method_maps[key] = {}  # a cycle of bases
             found = {}
-            for base in reversed(self.klass(key).bases):
-                parent = self.project.class_of(key[0], base)
-                if parent is not None and parent != key:
+            for parent in reversed(self.project.bases(key)):
+                if parent != key:
                     found.update(self._methods(parent))
             found.update((name, (key[0], qual)) for name, qual in self.klass(key).methods.items())
             self._method_maps[key] = found
         return found
 
     def _mro(self, key: Key) -> list[Key]:
-        out, todo = [], [key]
-        while todo:
-            current = todo.pop(0)
-            if current in out:
-                continue
-            out.append(current)
-            for base in self.klass(current).bases:
-                found = self.project.class_of(current[0], base)
-                if found is not None:
-                    todo.append(found)
-        return out
+        return list(reach([key], self.project.bases, breadth_first=True))
 
     def _flag(self, kind: str, key: Key, compute: Callable[[Key], bool]) -> bool:
         found = self._flags.get((kind, key))
@@ -424,8 +413,8 @@ class Defaults:
             if info.hooks:
                 return False
             summary = self.summary(current[0])
-            for base in info.bases:
-                if self.project.class_of(current[0], base) is None:
+            for base, found in self.project.base_classes(*current):
+                if found is None:
                     qualified = summary.imports.get(base.split(".")[0])
                     full = base if qualified is None else qualified + base[len(base.split(".")[0]):]
                     if base not in _INERT_BASES and full not in _INERT_BASES:
@@ -673,13 +662,7 @@ class Defaults:
         """The join of ``values(c)`` over ``cls`` and its subclasses of the run, transitively:
         unknown as soon as one is, or when there is none."""
         out: tuple | None = None
-        todo, seen = [cls], set()
-        while todo:
-            current = todo.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            todo.extend(self.children.get(current, ()))
+        for current in reach([cls], lambda c: self.children.get(c, ())):
             for value in values(current):
                 out = value if out is None else join(out, value)
                 if out is UNKNOWN:
@@ -842,21 +825,17 @@ class Defaults:
         if found is not None:
             return found
         methods = self._methods(cls)
-        seen: set[str] = set()
-        todo = [*_CONSTRUCTION, *_ENTRY]
-        while todo:
-            name = todo.pop()
-            if name in seen:
-                continue
-            seen.add(name)
+
+        def called(name: str) -> Iterator[str]:
             function = self.functions.get(methods[name]) if name in methods else None
-            if function is None:
-                continue
-            for callee in (*function.calls, *function.branch_calls, *(f"self.{r}" for r in function.refs)):
+            for callee in () if function is None else (
+                *function.calls, *function.branch_calls, *(f"self.{r}" for r in function.refs)
+            ):
                 head, _, rest = callee.partition(".")
                 if head in ("self", "super()") and rest and "." not in rest:
-                    todo.append(rest)
-        found = self._reaches[cls] = frozenset(seen)
+                    yield rest
+
+        found = self._reaches[cls] = frozenset(reach([*_CONSTRUCTION, *_ENTRY], called))
         return found
 
     def _computed(self, cls: Key) -> bool:
@@ -901,18 +880,18 @@ class Defaults:
             self._run(chain, 0, cls, attrs)
         post = self.project.method(cls[0], cls[1], "__post_init__")
         if post is not None and self.functions[post].cls:
-            owner: Key | None = (post[0], self.functions[post].cls)  # type: ignore[assignment]
-            seen = 0
-            while owner is not None and seen < 20:
-                seen += 1
+            def base_post_init(owner: Key) -> Key | None:
+                record = self.klass(owner).post_init
+                base = self._base_constructor(owner, "__post_init__", record) if record[1] is not None else None
+                return (base[0], self.functions[base].cls) if base is not None else None  # type: ignore[return-value]
+
+            for owner in follow((post[0], self.functions[post].cls), base_post_init):  # type: ignore[arg-type]
                 record = self.klass(owner).post_init
                 if record is None:
                     break
                 ctx = _Context(owner[0], cls, _unknown, attrs)
                 for name, tree in record[0].items():
                     attrs[name] = (tree, ctx)
-                base = self._base_constructor(owner, "__post_init__", record) if record[1] is not None else None
-                owner = (base[0], self.functions[base].cls) if base is not None else None  # type: ignore[assignment]
         return attrs
 
     def _run(self, chain: list, index: int, cls: Key, attrs: dict[str, tuple]) -> None:
@@ -937,8 +916,8 @@ class Defaults:
 
     def _inert_base(self, owner: Key) -> bool:
         summary = self.summary(owner[0])
-        for base in self.klass(owner).bases:
-            if self.project.class_of(owner[0], base) is not None:
+        for base, found in self.project.base_classes(*owner):
+            if found is not None:
                 continue
             head = base.split(".")[0]
             full = (summary.imports.get(head, head)) + base[len(head):]

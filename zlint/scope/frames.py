@@ -26,6 +26,7 @@ import dataclasses
 
 from zlint.core import registry
 from zlint.core.diagnostics import Diagnostic
+from zlint.core.walks import settle
 
 #: the family whose default-tier findings are graph breaks: a data-dependent value read into Python
 BREAKING_FAMILY = "data-dependent"
@@ -231,8 +232,8 @@ def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagno
         found = [call for loop in _loops(function) for call in _calls_in(loop)]
         if found:
             calls[name] = found
-    changed = bool(skip)
-    while changed:
+
+    def one_round() -> bool:  # each round moves a frame's first skipped line up, or ends
         changed = False
         for name, found in calls.items():
             for call in found:
@@ -240,6 +241,10 @@ def mark_skipped(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagno
                 if callee in skip and callee != name and call.lineno < skip.get(name, call.lineno + 1):
                     skip[name] = call.lineno
                     changed = True
+        return changed
+
+    if skip:
+        settle(one_round)
     if not skip:
         return diagnostics
     behind: dict[int, int] = {}  # in-loop breaks another one of the same iteration always precedes

@@ -20,16 +20,19 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from zlint.core.atomic import atomic_write
+from zlint.core.budget import BudgetExceeded, time_budget
 from zlint.core.source import MAX_FILE_BYTES, ParsedSource, SourceError, parse_source, read_source
 from zlint.scope.classify import FileScope, classify
 from zlint.scope.file_summary import ClassInfo, FileSummary, FunctionInfo, GuardInfo, summarize
 
 
 class ProjectIndex:
-    """The compiled scope of every file of one run."""
+    """The compiled scope of every file of one run; ``notes``: what the run should say about how
+    it was made (the project step ran past its budget)."""
 
-    def __init__(self, scopes: dict[str, FileScope]) -> None:
+    def __init__(self, scopes: dict[str, FileScope], notes: tuple[str, ...] = ()) -> None:
         self._scopes = scopes
+        self.notes = notes
 
     @classmethod
     def build(cls, paths: Iterable[str], cache_file: Path | None = None) -> ProjectIndex:
@@ -59,11 +62,14 @@ class PendingIndex:
     answer, and which files still need a summary (:meth:`wants`)."""
 
     def __init__(
-        self, files: Iterable[tuple[str, bytes]], cache_file: Path | None = None, whole: frozenset[str] = frozenset()
+        self, files: Iterable[tuple[str, bytes]], cache_file: Path | None = None, whole: frozenset[str] = frozenset(),
+        budget: float | None = None,
     ) -> None:
         """``files``: each file's path and the bytes read once for the whole run; ``whole``: the
-        paths whose whole package the run holds (:func:`zlint.scope.classify.classify`)."""
+        paths whose whole package the run holds (:func:`zlint.scope.classify.classify`);
+        ``budget``: the seconds the project-wide step may take (the run's ``file-time-budget``)."""
         self._whole = whole
+        self._budget = budget
         self._keys: dict[str, str] = {}  # key (path and bytes) -> path, in the order of the files
         for path, data in files:
             if len(data) <= MAX_FILE_BYTES:
@@ -115,7 +121,15 @@ class PendingIndex:
                     fresh = True
             if summary is not None:
                 found.append(summary)
-        scopes = classify(found, self._whole)
+        try:
+            with time_budget(self._budget):
+                scopes = classify(found, self._whole)
+        except BudgetExceeded as exc:  # each file by itself (cheap), and the run says so; not stored
+            scopes = {s.path: scope for s in found if (scope := _scope_alone(s, self._budget)) is not None}
+            return ProjectIndex(scopes, (
+                f"the project index took longer than its time budget ({exc.seconds:g} s; the file-time-budget "
+                "setting): each file's findings are placed by the file alone",
+            ))
         if self._cache_file is not None and self._answer_file is not None:
             self._save(scopes, fresh)
         return ProjectIndex(scopes)
@@ -137,11 +151,24 @@ class PendingIndex:
             pass  # a read-only disk must not fail the lint
 
 
-def summary_of(path: str, parsed: ParsedSource) -> FileSummary | None:
-    """The file's summary, or None when summarizing fails (a tree too deep to walk): the file
-    is left out of the index, as one that does not parse, and never takes the run down."""
+def _scope_alone(summary: FileSummary, budget: float | None) -> FileScope | None:
+    """The file's scope as a project of its own (as ``zlint FILE``), or None past ``budget``."""
     try:
-        return summarize(path, parsed.tree, parsed.text)
+        with time_budget(budget):
+            return classify([summary])[summary.path]
+    except BudgetExceeded:
+        return None
+
+
+def summary_of(path: str, parsed: ParsedSource, budget: float | None = None) -> FileSummary | None:
+    """The file's summary, or None when summarizing fails (a tree too deep to walk) or runs past
+    ``budget`` seconds (within any budget already running): the file is left out of the index, as
+    one that does not parse, and never takes the run down."""
+    try:
+        with time_budget(budget):
+            return summarize(path, parsed.tree, parsed.text)
+    except BudgetExceeded:  # the linting of the file, under the same budget, reports it
+        return None
     except Exception:  # noqa: BLE001 - the linting of the file reports what is wrong with it
         return None
 

@@ -5,9 +5,10 @@ what a call may run (:meth:`Project.callees`)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import PurePath
 
+from zlint.core.walks import follow, once_per_key, reach
 from zlint.scope.file_summary import FileSummary, FunctionInfo, qualify
 
 # nn.Module and its subclasses in torch (Sequential, ModuleList, ...): their forward is traced.
@@ -33,9 +34,8 @@ class Project:
                 name = ".".join(parts[i:])
                 # an ambiguous suffix (two files end in models/utils.py) resolves to nothing
                 self.modules[name] = path if name not in self.modules else None
-        self._module_cache: dict[str, bool] = {}
+        self._bases: dict[Key, list[tuple[str, Key | None]]] = {}
         self._relative: dict[tuple[str, str], str | None] = {}
-        self._symbols: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._children: dict[Key, list[Key]] | None = None  # class -> its direct subclasses
         # method name -> the methods of that name in the run's classes: a call on an object whose
         # class is not known (`self.head.predict(...)` with the head registered by a framework,
@@ -69,23 +69,24 @@ class Project:
                 return str(candidate)
         return None
 
+    @once_per_key(default=None)  # a re-export cycle resolves to nothing
     def resolve_symbol(self, path: str, name: str) -> tuple[str, str] | None:
         """(file, qualname) of a function or class that ``name`` names in ``path``."""
-        key = (path, name)
-        if key not in self._symbols:
-            self._symbols[key] = None  # a re-export cycle resolves to nothing
-            self._symbols[key] = self._resolve_symbol(path, name)
-        return self._symbols[key]
-
-    def _resolve_symbol(self, path: str, name: str) -> tuple[str, str] | None:
         summary = self.files[path]
         if name in summary.functions or name in summary.classes:
             return path, name
         head, _, rest = name.partition(".")
+        if rest and head in summary.classes:  # Cls.method (a class of the file wins, as for `Cls`)
+            return path, name
+        return self._imported_symbol(path, name)
+
+    def _imported_symbol(self, path: str, name: str) -> tuple[str, str] | None:
+        """What ``name`` names through the imports of ``path`` alone (what a class statement of
+        the same name replaces), following re-exports."""
+        summary = self.files[path]
+        head, _, rest = name.partition(".")
         target = summary.imports.get(head)
         if target is None:
-            if rest and head in summary.classes:  # Cls.method
-                return path, name
             return None
         found = self._split(path, f"{target}.{rest}" if rest else target)
         if found is None:
@@ -112,25 +113,33 @@ class Project:
                 return file, ".".join(pieces[cut:])
         return None
 
-    def alias_target(self, path: str, dotted: str, seen: frozenset = frozenset()) -> str | None:
+    def alias_target(self, path: str, dotted: str) -> str | None:
         """What a module-level alias of the run stands for (:attr:`FileSummary.aliases`), given
         a name as ``path`` qualifies it (``disable_compiler``, ``timm.layers.disable_compiler``,
         ``..layers.disable_compiler``), following re-exports; None when it names no alias."""
-        if (path, dotted) in seen:
+        for file, name in follow((path, dotted), self._reexported):
+            summary = self.files[file]
+            if name in summary.aliases:
+                return summary.aliases[name]
+            found = self._split(file, name) if "." in name else None
+            if found is not None and found[1] in self.files[found[0]].aliases:
+                return self.files[found[0]].aliases[found[1]]
+        return None
+
+    def _reexported(self, where: tuple[str, str]) -> tuple[str, str] | None:
+        """The next link of an alias's re-export chain: the file a dotted name points into and
+        the import there that it names."""
+        path, dotted = where
+        if dotted in self.files[path].aliases or "." not in dotted:
             return None
-        summary = self.files[path]
-        if dotted in summary.aliases:
-            return summary.aliases[dotted]
-        found = self._split(path, dotted) if "." in dotted else None
+        found = self._split(path, dotted)
         if found is None:
             return None
         file, symbol = found
         other = self.files[file]
-        if symbol in other.aliases:
-            return other.aliases[symbol]
-        if "." not in symbol and symbol in other.imports:
-            return self.alias_target(file, other.imports[symbol], seen | {(path, dotted)})
-        return None
+        if symbol in other.aliases or "." in symbol or symbol not in other.imports:
+            return None
+        return file, other.imports[symbol]
 
     def class_of(self, path: str, name: str) -> tuple[str, str] | None:
         found = self.resolve_symbol(path, name)
@@ -138,61 +147,79 @@ class Project:
             return found
         return None
 
-    def is_module_class(self, path: str, qual: str, forward: bool = False, seen: frozenset = frozenset()) -> bool:
+    def base_classes(self, path: str, cls: str) -> list[tuple[str, Key | None]]:
+        """Each base of class ``cls`` as written, with the class of the run it names (None: a
+        class from outside the run, or nothing known). A base is evaluated before the class
+        statement binds its name, so ``class Cache(Cache):`` (transformers' generated files) names
+        the ``Cache`` imported before it, never itself."""
+        key = (path, cls)
+        found = self._bases.get(key)
+        if found is None:
+            bases = self.files[path].classes[cls].bases
+            found = self._bases[key] = [(base, self._base_class(path, cls, base)) for base in bases]
+        return found
+
+    def _base_class(self, path: str, cls: str, base: str) -> Key | None:
+        found = self.class_of(path, base)
+        if found != (path, cls):
+            return found
+        found = self._imported_symbol(path, base)  # the binding the class statement replaces
+        if found is not None and found != (path, cls) and found[1] in self.files[found[0]].classes:
+            return found
+        return None
+
+    def bases(self, key: Key) -> list[Key]:
+        """The classes of the run that class ``key`` derives from directly, in order."""
+        return [found for _, found in self.base_classes(*key) if found is not None]
+
+    def lineage(self, path: str, cls: str) -> Iterator[Key]:
+        """The class and its bases of the run, at any depth, each once, in a simple MRO's order
+        (depth first, left to right); a hierarchy that loops ends where it comes back."""
+        return reach([(path, cls)], self.bases)
+
+    @once_per_key(default=False)
+    def is_module_class(self, path: str, qual: str, forward: bool = False) -> bool:
         """True when the class derives from ``nn.Module``, directly or through classes of the
         run. A base from outside the run (a library's ``PreTrainedModel``) counts as a module when
         the class or a subclass on the way defines ``forward`` (``forward`` is the nn.Module
         convention)."""
-        key = f"{path}\0{qual}\0{forward}"
-        if key in self._module_cache:
-            return self._module_cache[key]
-        if key in seen:
-            return False
         summary = self.files[path]
-        info = summary.classes[qual]
-        forward = forward or "forward" in info.methods
-        answer = False
-        for base in info.bases:
+        forward = forward or "forward" in summary.classes[qual].methods
+        for base, found in self.base_classes(path, qual):
             qualified = qualify(summary, base) or base
             if qualified.startswith(_MODULE_BASE_PREFIXES) and not qualified.startswith("torch.nn.functional"):
-                answer = True
-            else:
-                found = self.class_of(path, base)
-                if found is not None:
-                    answer = self.is_module_class(*found, forward, seen | {key})
-                elif forward and base not in _PLAIN_BASES:
-                    answer = True
-            if answer:
-                break
-        self._module_cache[key] = answer
-        return answer
-
-    def method(self, path: str, cls: str, name: str, seen: frozenset = frozenset()) -> Key | None:
-        """``name`` looked up on class ``cls`` and its bases of the run (a simple MRO)."""
-        info = self.files[path].classes.get(cls)
-        if info is None or (path, cls) in seen:
-            return None
-        if name in info.methods:
-            return path, info.methods[name]
-        for base in info.bases:
-            found = self.class_of(path, base)
+                return True
             if found is not None:
-                hit = self.method(*found, name, seen | {(path, cls)})
-                if hit is not None:
-                    return hit
+                if self.is_module_class(*found, forward):
+                    return True
+            elif forward and base not in _PLAIN_BASES:
+                return True
+        return False
+
+    def method(self, path: str, cls: str, name: str) -> Key | None:
+        """``name`` looked up on class ``cls`` and its bases of the run (a simple MRO)."""
+        if cls not in self.files[path].classes:
+            return None
+        for file, qual in self.lineage(path, cls):
+            methods = self.files[file].classes[qual].methods
+            if name in methods:
+                return file, methods[name]
         return None
 
     def attribute_class(self, path: str, cls: str, attr: str) -> Key | None:
-        info = self.files[path].classes.get(cls)
-        while info is not None:
-            callee = info.attributes.get(attr)
+        """The class of the run that attribute ``attr`` of class ``cls`` is built from
+        (``self.head = Head(...)``), looked up on the class and its first bases in the same file."""
+        if cls not in self.files[path].classes:
+            return None
+        for file, qual in follow((path, cls), self._first_base_here):
+            callee = self.files[file].classes[qual].attributes.get(attr)
             if callee is not None:
                 return self.class_of(path, callee)
-            base = next((self.class_of(path, b) for b in info.bases if self.class_of(path, b)), None)
-            if base is None or base[0] != path:
-                return None
-            info = self.files[path].classes.get(base[1])
         return None
+
+    def _first_base_here(self, key: Key) -> Key | None:
+        found = next(iter(self.bases(key)), None)
+        return found if found is not None and found[0] == key[0] else None
 
     def callees(self, path: str, function: FunctionInfo, names: Iterable[str] | None = None) -> list[Key]:
         """The functions of the run that ``function`` calls (as far as names resolve); ``names``:
@@ -264,23 +291,16 @@ class Project:
         if self._children is None:
             self._children = {}
             for file, summary in self.files.items():
-                for qual, info in summary.classes.items():
-                    for base in info.bases:
-                        found = self.class_of(file, base)
-                        if found is not None and found != (file, qual):
+                for qual in summary.classes:
+                    for found in self.bases((file, qual)):
+                        if found != (file, qual):
                             self._children.setdefault(found, []).append((file, qual))
         out: list[Key] = []
-        seen = {(path, cls)}
-        todo = list(self._children.get((path, cls), ()))
-        while todo:
-            key = todo.pop()
-            if key in seen:
-                continue
-            seen.add(key)
+        children = self._children
+        for key in reach(children.get((path, cls), ()), lambda k: children.get(k, ())):
             qual = self.files[key[0]].classes[key[1]].methods.get(name)
-            if qual is not None:
+            if qual is not None and key != (path, cls):
                 out.append((key[0], qual))
-            todo.extend(self._children.get(key, ()))
         return out
 
     def _by_method_name(self, name: str) -> list[Key]:
@@ -293,13 +313,10 @@ class Project:
         return list(owners)
 
     def _super(self, path: str, cls: str, name: str) -> Key | None:
-        info = self.files[path].classes[cls]
-        for base in info.bases:
-            found = self.class_of(path, base)
-            if found is not None:
-                hit = self.method(*found, name)
-                if hit is not None:
-                    return hit
+        for found in self.bases((path, cls)):
+            hit = self.method(*found, name)
+            if hit is not None:
+                return hit
         return None
 
 

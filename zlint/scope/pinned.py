@@ -21,6 +21,7 @@ import ast
 import dataclasses
 
 from zlint.core.diagnostics import Diagnostic
+from zlint.core.walks import settle
 from zlint.scope.frames import Function, contains, functions_by_name, nested_blocks, unconditional
 
 PINNING = "ZL201"  # `range(size)`: the size is specialized for the frame's graph
@@ -173,8 +174,8 @@ def _derived(once: dict[str, ast.expr | None], pinned: set[str], mutations: dict
     """Locals bound once from pinned sizes and constants only, and changed in place only with
     such values (``boundaries.append(T)``): pinned too."""
     out = set(pinned)
-    changed = True
-    while changed:
+
+    def one_round() -> bool:  # each round pins more names, or ends
         changed = False
         for name, value in once.items():
             if name in out or value is None:
@@ -183,4 +184,7 @@ def _derived(once: dict[str, ast.expr | None], pinned: set[str], mutations: dict
             if reads[0] and all(r is not None and r <= out for r in reads):
                 out.add(name)
                 changed = True
+        return changed
+
+    settle(one_round)
     return out - pinned

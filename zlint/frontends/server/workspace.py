@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zlint import pipeline
+from zlint.core.budget import BudgetExceeded, time_budget
 from zlint.core.diagnostics import Diagnostic, FileError
 from zlint.core.settings import ConfigError, Settings
 from zlint.core.source import ParsedSource, SourceError, parse_source, read_source
@@ -92,6 +93,10 @@ class Workspace:
         finally:
             self._note_config_files()
 
+    def _project_budget(self) -> float:
+        """The project step's budget: the first workspace folder's ``file-time-budget``."""
+        return self.settings_for(os.path.join(self.roots[0] if self.roots else os.getcwd(), "-")).file_time_budget
+
     def reload_settings(self) -> set[str]:
         """Read the configuration again (a pyproject.toml changed): every open document is linted
         again. Returns the open documents' paths."""
@@ -151,7 +156,7 @@ class Workspace:
             self._summaries.pop(path, None)
             return
         try:
-            self._summaries[path] = summary_of(path, parse_source(data, path))
+            self._summaries[path] = summary_of(path, parse_source(data, path), self.settings_for(path).file_time_budget)
         except SourceError:
             self._summaries[path] = None
 
@@ -202,12 +207,16 @@ class Workspace:
     def _classify(self) -> None:
         for document in self.documents.values():
             if document.unsummarized is not None:
-                self._summaries[document.path] = summary_of(document.path, document.unsummarized)
+                budget = self.settings_for(document.path).file_time_budget
+                self._summaries[document.path] = summary_of(document.path, document.unsummarized, budget)
                 document.unsummarized = None
         self.stale = False
+        summaries = [s for s in self._summaries.values() if s is not None]
         try:
-            self._scopes = classify([s for s in self._summaries.values() if s is not None])
-        except Exception:  # noqa: BLE001 - keep the last scopes rather than fail the edit
+            # the project step gets a file's budget, as in a run of the command (zlint.scope.index)
+            with time_budget(self._project_budget()):
+                self._scopes = classify(summaries)
+        except (Exception, BudgetExceeded):  # noqa: BLE001 - keep the last scopes rather than fail the edit
             pass
 
     def settle(self) -> set[str]:
@@ -264,14 +273,15 @@ class Workspace:
             self._place(document, _moved(document.scope, _line_map(before, text)))
             return {path}
         document.unsummarized = None
-        summary = summary_of(path, parsed)  # None: too deep to summarize, left out of the index
+        # None: too deep to summarize, or past the file's budget: left out of the index
+        summary = summary_of(path, parsed, self.settings_for(path).file_time_budget)
         changed: set[str] = set()
         new = path not in self._summaries or self._summaries[path] != summary
         if new:
             self._summaries[path] = summary
         if not self.indexed:  # the index is still being built: the file alone, as `zlint FILE`
             if summary is not None and (new or path not in self._scopes):
-                self._scopes[path] = _alone(summary, self._scopes.get(path))
+                self._scopes[path] = _alone(summary, self._scopes.get(path), self.settings_for(path).file_time_budget)
         elif new or self.stale:
             changed = self._reclassified(skip=path)
         self._place(document)
@@ -318,10 +328,11 @@ def _content(path: Path) -> bytes | None:
         return None
 
 
-def _alone(summary: FileSummary, last: FileScope | None) -> FileScope | None:
+def _alone(summary: FileSummary, last: FileScope | None, budget: float | None = None) -> FileScope | None:
     try:
-        return classify([summary])[summary.path]
-    except Exception:  # noqa: BLE001 - keep the last scope rather than fail the edit
+        with time_budget(budget):
+            return classify([summary])[summary.path]
+    except (Exception, BudgetExceeded):  # noqa: BLE001 - keep the last scope rather than fail the edit
         return last
 
 
