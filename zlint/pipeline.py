@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zlint.core.diagnostics import Diagnostic, FileError
+from zlint.core.diagnostics import Diagnostic, FileError, Hidden
 from zlint.core.settings import Settings
 from zlint.core.source import FileResult, ParsedSource, SourceError, parse_source
 from zlint.engine.cache import Cache, file_key, settings_fingerprint
@@ -82,6 +82,8 @@ class Outcome:
     docs_url: str | None = None
     #: ``zlint - --fix``: the source to print, fixed (or as read when nothing changed)
     fixed_source: bytes | None = None
+    #: what placement hid in the run's files, by why (the summary line counts it)
+    hidden: Hidden = field(default_factory=Hidden)
 
 
 def run(request: Request) -> Outcome:
@@ -115,6 +117,7 @@ def run(request: Request) -> Outcome:
     except ConfigError as exc:
         raise RunError(f"{exc.path}: {exc}") from None
     outcome.docs_url = docs_base(first.docs_url)
+    _check_workloads(outcome.linted)
 
     with fewer_collections():  # one pass per file: its project-index summary and its findings
         # a method no code of the run calls has no caller only where the run holds its package
@@ -135,14 +138,20 @@ def run(request: Request) -> Outcome:
             outcome.errors.append(results[entry].error)
     outcome.diagnostics.sort()
     files = [results[entry] for entry in ordered if not isinstance(entry, FileError)]
+    for result in files:
+        outcome.hidden += result.hidden
     for count, where in (
-        (sum(r.unreached for r in files), "in code nothing compiled reaches (the run holds its whole package)"),
-        (sum(r.optional for r in files), "on paths only a non-default configuration of their module takes"),
+        (outcome.hidden.unreached, "in code nothing compiled reaches (the run holds its whole package)"),
+        (outcome.hidden.optional, "on paths only a non-default configuration of their module takes"),
     ):
         if count:
-            outcome.notes.append(f"{count} finding{'' if count == 1 else 's'} hidden {where}; --scope all shows them")
-    if first.workload is not None and outcome.linted:
-        _decide_by_workload(outcome, first.workload, first.target)
+            outcome.notes.append(f"{_findings(count)} hidden {where}; --scope all shows them")
+    _workload_notes(outcome, files)
+    if outcome.hidden.single_graph:
+        outcome.notes.append(
+            f"{_findings(outcome.hidden.single_graph)} of the single-graph tier hidden by target = default; "
+            "--target single-graph shows them"
+        )
     if request.stdin is not None and request.fix:
         outcome.fixed_source = request.stdin
         if outcome.fixer is not None and outcome.fixer.sources:
@@ -162,20 +171,71 @@ def run(request: Request) -> Outcome:
     return outcome
 
 
-def _decide_by_workload(outcome: Outcome, path: str, target: str) -> None:
-    """The workload step: a run is one deployment, so the first file's ``workload`` decides every
-    finding of the run (:mod:`zlint.workload.decide`)."""
-    from zlint.scope.placement import about_compiled_code
-    from zlint.workload.decide import decide
-    from zlint.workload.model import WorkloadError, load_workload
+def _findings(count: int) -> str:
+    return f"{count} finding{'' if count == 1 else 's'}"
 
-    try:
-        workload = load_workload(path)
-    except WorkloadError as exc:
-        raise RunError(str(exc)) from None
-    decided = decide(outcome.diagnostics, workload, about_compiled_code, single_graph_shown=target != "default")
-    outcome.diagnostics = decided.diagnostics
-    outcome.notes.extend(decided.notes(f"workload {display_path(Path(path))}"))
+
+def _check_workloads(linted: list[tuple[str, Settings]]) -> None:
+    """Every workload the run's settings name can be read: one line and exit 2 before anything is
+    linted (the placement step reads each again from memory)."""
+    from zlint.scope.placement import workload_of
+    from zlint.workload.model import WorkloadError
+
+    for path in {settings.workload for _, settings in linted if settings.workload is not None}:
+        try:
+            workload_of(next(s for _, s in linted if s.workload == path))
+        except WorkloadError as exc:
+            raise RunError(str(exc)) from None
+
+
+def _workload_notes(outcome: Outcome, files: list[FileResult]) -> None:
+    """What each workload of the run decided, and which of the linted files it recorded: a
+    workload that recorded none of them is an error (a stale ``workload =`` would hide every
+    finding and pass), one that recorded some says how many."""
+    from zlint.scope.placement import workload_of
+
+    by_workload: dict[str, list[tuple[str, Settings]]] = {}
+    for path, settings in outcome.linted:
+        if settings.workload is not None:
+            by_workload.setdefault(settings.workload, []).append((path, settings))
+    for source, linted in by_workload.items():
+        workload = workload_of(linted[0][1])
+        assert workload is not None
+        shown = f"workload {display_path(Path(source))}"
+        covered = [path for path, _ in linted if path == "-" or workload.recorded(path) is not None]
+        if not covered:
+            # the recorded files under the working directory first: those are the ones to lint
+            here = Path.cwd()
+            recorded = sorted(workload.files, key=lambda p: (not Path(p).is_relative_to(here), p))
+            names = ", ".join(display_path(Path(p)) for p in recorded[:3]) + (
+                f" and {len(recorded) - 3} more" if len(recorded) > 3 else ""
+            )
+            what = f"the file linted ({linted[0][0]})" if len(linted) == 1 else f"any of the {len(linted)} files linted"
+            raise RunError(
+                f"{shown} did not record {what}; it recorded {names or 'no file'}: record the program that "
+                "runs them (zlint record), or lint the files it ran"
+            )
+        hidden = Hidden()
+        for result in files:
+            if any(result.path == path for path, _ in linted):
+                hidden += result.hidden
+        for count, why in (
+            (hidden.not_run, "on lines the workload never ran"),
+            (hidden.not_loaded, "in files the workload never loaded"),
+            (hidden.constant, "on sizes the workload held constant"),
+        ):
+            if count:
+                outcome.notes.append(f"{_findings(count)} hidden {why} ({shown})")
+        if hidden.never_crossed:
+            outcome.notes.append(
+                f"{_findings(hidden.never_crossed)} on thresholds the workload's sizes never crossed moved to the "
+                f"single-graph tier ({shown})"
+            )
+        if len(covered) < len(linted):
+            outcome.notes.append(
+                f"{shown} recorded {len(covered)} of the {len(linted)} files linted; findings in the "
+                f"{len(linted) - len(covered)} it did not record are hidden"
+            )
 
 
 def _stdin_target(request: Request, resolver: SettingsResolver) -> tuple[str, Settings] | None:
@@ -202,7 +262,7 @@ def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileRe
         if result.error is not None or not selected_fixes(result.diagnostics, request.unsafe_fixes):
             continue
         fixed = fixer.lint(path, settings, scope=linted.project.scope_of(path), data=request.stdin)
-        results[index] = FileResult(path, fixed.diagnostics, fixed.error)
+        results[index] = FileResult(path, fixed.diagnostics, fixed.error, result.hidden)
     if not request.unsafe_fixes:
         fixer.hidden = sum(hidden_fixes(result.diagnostics) for result in results)
     return results

@@ -126,9 +126,24 @@ def test_a_file_the_workload_never_loaded_is_hidden_and_counted(tmp_path, model)
     path = workload(tmp_path, model, range(1, 17), {})
     other = tmp_path / "other.py"
     other.write_text(MODEL)
-    done = run_zlint("--no-cache", "--workload", str(path), "other.py", cwd=tmp_path)
-    assert done.returncode == 0, done.stdout
+    done = run_zlint("--no-cache", "--workload", str(path), "model.py", "other.py", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert {f.split(":")[0] for f in done.stdout.splitlines()} == {"model.py"}
     assert "6 findings hidden in files the workload never loaded (workload w.json)" in done.stderr
+    covered = "workload w.json recorded 1 of the 2 files linted; findings in the 1 it did not record are hidden"
+    assert covered in done.stderr
+
+
+def test_a_workload_that_recorded_none_of_the_files_linted_is_an_error(tmp_path, model):
+    """A stale workload would hide every finding and pass: one line, exit 2, what it recorded."""
+    path = workload(tmp_path, model, range(1, 17), {})
+    (tmp_path / "other.py").write_text(MODEL)
+    done = run_zlint("--no-cache", "--workload", str(path), "-q", "other.py", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == [
+        "zlint: error: workload w.json did not record the file linted (other.py); it recorded model.py: record "
+        "the program that runs them (zlint record), or lint the files it ran"
+    ]
 
 
 def test_an_option_path_that_ran_is_reported_under_a_workload(tmp_path):

@@ -5,6 +5,7 @@ Core data: this module imports nothing of zlint, so every layer can use it.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 
@@ -135,3 +136,27 @@ def tensor_check_need(callee: str) -> str:
     """The run fact that ``callee`` (a name as the file writes it) hands its first argument to
     ``torch._check_tensor_all``: a wrapper of a tensor check, defined in another file of the run."""
     return f"tensor-check:{callee}"
+
+
+@dataclass
+class Hidden:
+    """How many findings placement hid, by why (:func:`zlint.scope.placement.place_counted`; the
+    run reports each count that is not 0)."""
+
+    #: in unknown code of a package the run holds whole (nothing compiled reaches it)
+    unreached: int = 0
+    #: on paths only a non-default configuration of their module takes
+    optional: int = 0
+    #: the workload's: in files it never loaded, on lines it never ran, on sizes it held constant
+    not_loaded: int = 0
+    not_run: int = 0
+    constant: int = 0
+    #: thresholds the workload's sizes never crossed, moved to the single-graph tier
+    never_crossed: int = 0
+    #: single-graph findings the ``target = "default"`` setting hides
+    single_graph: int = 0
+
+    def __iadd__(self, other: Hidden) -> Hidden:
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        return self

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
 
-from zlint.core.diagnostics import Diagnostic, FileError
+from zlint.core.diagnostics import Diagnostic, FileError, Hidden
 
 #: Deepest nesting zlint lints. Real model code stays far below (the deepest file of the
 #: transformers/timm/torchvision/diffusers corpus measures 53), and LibCST crashes natively near
@@ -223,10 +223,8 @@ class FileResult:
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     error: FileError | None = None
-    #: findings placement hid as code nothing compiled reaches in a package linted whole
-    unreached: int = 0
-    #: findings placement hid as on paths only a non-default module configuration takes
-    optional: int = 0
+    #: what placement hid, by why (:func:`zlint.scope.placement.place_counted`)
+    hidden: Hidden = field(default_factory=Hidden)
 
 
 class SourceError(Exception):

@@ -186,9 +186,8 @@ def lint_source(
         return FileResult(path, error=FileError(path, str(exc)))
     result = lint_parsed(parsed, path, settings, full_path)
     if result.diagnostics:
-        result.diagnostics, result.unreached, result.optional = place_counted(
-            result.diagnostics, scope or scope_for_file(path, parsed.tree), settings
-        )
+        placed = place_counted(result.diagnostics, scope or scope_for_file(path, parsed.tree), settings)
+        result.diagnostics, result.hidden = placed.diagnostics, placed.hidden
     return result
 
 

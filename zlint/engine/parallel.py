@@ -194,5 +194,5 @@ def _placed(result: FileResult, scope: FileScope | None, data: bytes, settings: 
         return lint_source(data, result.path, settings)
     from zlint.scope.placement import place_counted
 
-    placed, unreached, optional = place_counted(result.diagnostics, scope, settings)
-    return FileResult(result.path, placed, result.error, unreached, optional)
+    placed = place_counted(result.diagnostics, scope, settings)
+    return FileResult(result.path, placed.diagnostics, result.error, placed.hidden)

@@ -68,7 +68,9 @@ class Fact:
     #: SIZE/SHAPE: where the size comes from, as ``"NAME:DIM"`` (``x.size(0)``: ``"x:0"``,
     #: ``x.shape[-1]``: ``"x:-1"``, ``x.numel()``: ``"x:*"``; a SHAPE: ``"x"``), kept through
     #: names, arithmetic and ``min``/``max``. A workload (:mod:`zlint.workload`) reads it to say
-    #: whether the size varies there; empty: not known
+    #: whether the size varies there; empty: not known. TENSOR: the parameter whose dims the
+    #: tensor has, size for size (the parameter itself, ``x + 1``, ``x.float()``); empty when
+    #: they may differ (``x.transpose(0, 1)``, ``x.view(...)``) or it came from elsewhere
     origin: tuple[str, ...] = ()
     #: SIZE: exactly the size of its one origin dim (``x.shape[0]``, ``n = x.size(0)``), not a
     #: value computed from it: a workload can tell on which side of a threshold it stayed
@@ -104,14 +106,20 @@ def merged_origin(*facts: Fact | None) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def arith_fact(left: Fact | None, right: Fact | None) -> Fact | None:
-    """The fact of ``left <op> right`` for arithmetic operators."""
+def arith_fact(left: Fact | None, right: Fact | None, scalar: bool = False) -> Fact | None:
+    """The fact of ``left <op> right`` for arithmetic operators; ``scalar``: the operand that has
+    no fact is a number (a literal), which leaves a tensor's dims as they are."""
     kinds = {f.kind if f else None for f in (left, right)}
     if Kind.TENSOR in kinds:
         # h * scale keeps h's fixed dims; a scalar cannot change them
         tensors = [f for f in (left, right) if f is not None and f.kind is Kind.TENSOR]
         dims = tensors[0].static_dims if len(tensors) == 1 else frozenset()
-        return Fact(Kind.TENSOR, static_dims=dims) if dims else TENSOR
+        # with a scalar, the tensor keeps its dims; two tensors (or an unknown operand, which may
+        # be one) may broadcast to others
+        others = [f for f in (left, right) if f is None or f.kind is not Kind.TENSOR]
+        scalars = all(f.kind in (Kind.SIZE, Kind.STATIC, Kind.RANK) if f is not None else scalar for f in others)
+        origin = tensors[0].origin if len(tensors) == 1 and scalars else ()
+        return Fact(Kind.TENSOR, static_dims=dims, origin=origin) if dims or origin else TENSOR
     if Kind.SIZE in kinds:
         return sized(merged_origin(left, right))
     if kinds & {Kind.RANK, Kind.STATIC} and kinds <= {Kind.RANK, Kind.STATIC, None}:

@@ -51,7 +51,16 @@ from zlint.facts.literals import int_literal, number_literal, source_text
 from zlint.facts.modules import ClassFacts, class_facts, layer_kind
 from zlint.facts.parameters import PARAMETER, holds_parameter, iterated
 from zlint.facts.static_operands import static_operands, static_value
-from zlint.facts.tensor_evidence import CHANNEL_OPS, FEATURE_OPS, NON_TENSOR_TYPES, Bindings, Evidence, scan_function
+from zlint.facts.tensor_evidence import (
+    CHANNEL_OPS,
+    FEATURE_OPS,
+    NON_TENSOR_TYPES,
+    Bindings,
+    Evidence,
+    bound_in,
+    bound_names,
+    scan_function,
+)
 from zlint.facts.values import (
     DIM_TUPLE_RESULTS,
     TUPLE_RESULTS,
@@ -61,6 +70,7 @@ from zlint.facts.values import (
     returns_tuple_by_flag,
 )
 from zlint.facts.vocabulary import (
+    DIM_KEEPING_METHODS,
     MASK_FUNCTIONS,
     MASK_METHODS,
     MASK_PRESERVING_METHODS,
@@ -114,6 +124,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._functions: list[cst.FunctionDef | cst.Lambda] = []
         #: per enclosing function: the bindings counted so far and the evidence of its body
         self._bindings: list[Bindings] = []
+        #: per function being walked: the names its body binds (:meth:`_size_source`)
+        self._rebound: list[frozenset[str]] = []
+        #: per loop the walk is in: the names its body binds (:meth:`_size_source`)
+        self._loop_bound: list[frozenset[str]] = []
         #: isinstance narrowings of the enclosing if-bodies (None where the test is no isinstance)
         self._narrowed: list[tuple[str, tuple[str, int], bool] | None] = []
         #: per enclosing function: names bound as loop targets (counters of unrolled loops)
@@ -159,6 +173,26 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         if isinstance(func, cst.Call):  # nn.Linear(a, b)(x)
             return layer_kind(self.imports.qualify(func.func))
         return None
+
+    def _size_source(self, tensor: cst.BaseExpression) -> str | None:
+        """The name a size read off ``tensor`` is recorded under (``x`` in ``x.shape[0]``), for a
+        workload to look its sizes up: the parameter whose dims the tensor has. Its fact says so
+        where it is known (``x``, ``x + 1``, ``x.float()``: the parameter ``x``) unless a loop
+        around the read binds the name (a later turn reads what the loop bound); else the name
+        itself, where the function never binds it (``self.cache``, a parameter of no known kind).
+        A name rebound to other dims (``x = x.transpose(0, 1)``): unknown."""
+        name = dotted_name(tensor)
+        if name is None:
+            return None
+        head = name.partition(".")[0]
+        if any(head in bound for bound in self._loop_bound):
+            return None
+        fact = self.fact(tensor)
+        if fact is not None and fact.kind is Kind.TENSOR and fact.origin and "." not in name:
+            return fact.origin[0]
+        if self._rebound and head in self._rebound[-1]:
+            return None
+        return name
 
     def _is_parameter(self, node: cst.BaseExpression) -> bool:
         """A parameter or buffer (:mod:`zlint.facts.parameters`): dynamo keeps their shapes static."""
@@ -302,6 +336,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._held = self._held.new_child()
         self._functions.append(node)
         self._bindings.append(Bindings())
+        self._rebound.append(bound_names(node))
         self._loop_targets.append(set())
         evidence = (
             scan_function(node, self.imports.qualify, self._layer_of, self.imports.imports("numpy"))
@@ -316,6 +351,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._held = self._held.parents
         self._functions.pop()
         self._bindings.pop()
+        self._rebound.pop()
         self._loop_targets.pop()
         self._evidence.pop()
 
@@ -335,9 +371,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             if evidence.not_tensor(key):
                 self._env[name] = None  # an annotation is evidence, not proof
             elif tensor and self.imports.qualify(annotation) == "torch.BoolTensor":
-                self._env[name] = MASK
+                self._env[name] = replace(MASK, origin=(name,))
             elif tensor or evidence.is_tensor(key):
-                self._env[name] = self._tensor_with_dims(evidence.static_dims.get(key, frozenset()))
+                fact = self._tensor_with_dims(evidence.static_dims.get(key, frozenset()))
+                self._env[name] = replace(fact, origin=(name,))
             else:
                 self._env[name] = None
         for star in (params.star_arg, params.star_kwarg):
@@ -409,13 +446,28 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         target = original_node.target
         if isinstance(target, cst.Name):
             current = self._env.get(target.value)
-            self._env[target.value] = arith_fact(current, self.fact(original_node.value))
+            fact = arith_fact(current, self.fact(original_node.value))
+            if current is not None and current.kind is Kind.TENSOR and fact is not None and fact.kind is Kind.TENSOR:
+                fact = replace(fact, origin=current.origin)  # in place: `x += y` cannot change x's dims
+            self._env[target.value] = fact
 
     def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
         fact = self.fact(original_node.value)
         self._count(original_node.target)
         self._bind(original_node.target, fact, original_node.value)
         self._set(original_node, fact)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loop_bound.append(bound_in(node))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loop_bound.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loop_bound.append(bound_in(node))
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._loop_bound.pop()
 
     def visit_For_body(self, node: cst.For) -> None:
         # `for d in x.shape:` binds a size, `for c in x.split(2):` a tensor; others are unknown
@@ -514,7 +566,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         attr = original_node.attr.value
         receiver = self.fact(original_node.value)
         if attr == "shape":
-            tensor = dotted_name(original_node.value)
+            tensor = self._size_source(original_node.value)
             origin = (tensor,) if tensor else ()
             if self._is_parameter(original_node.value) or (receiver is not None and receiver.fixed):
                 self._set(original_node, STATIC)
@@ -602,6 +654,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             fact = MASK
         elif fact is None and is_container_value(original_node, self.imports.qualify):
             fact = CONTAINER
+        fact = self._kept_dims(original_node, fact)
         if fact is not None and fact.kind is Kind.TENSOR:
             fact = self._written_shape(original_node, fact)
         if fact is not None and fact.kind in (Kind.TENSOR, Kind.TENSORS) and not fact.fixed and (
@@ -609,6 +662,17 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         ):
             fact = replace(fact, fixed=True)  # torch.bmm(P, R) of parameter-shaped tensors
         self._set(original_node, fact)
+
+    def _kept_dims(self, node: cst.Call, fact: Fact | None) -> Fact | None:
+        """A tensor method that keeps its receiver's dims (``x.float()``, ``x.clamp(0)``) keeps the
+        receiver's origin: a size read off the result is the parameter's."""
+        func = node.func
+        if fact is None or fact.kind is not Kind.TENSOR or not isinstance(func, cst.Attribute):
+            return fact
+        receiver = self.fact(func.value)
+        if receiver is None or receiver.kind is not Kind.TENSOR or not receiver.origin:
+            return fact
+        return replace(fact, origin=receiver.origin) if func.attr.value in DIM_KEEPING_METHODS else fact
 
     def _from_static_operands(self, node: cst.Call) -> bool:
         """A torch function, a ``torch.nn`` layer or a method of a static-shaped tensor, called
@@ -681,7 +745,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             ):
                 return STATIC
             dims = receiver.static_dims if receiver is not None and receiver.kind is Kind.TENSOR else frozenset()
-            tensor = dotted_name(func.value)
+            tensor = self._size_source(func.value)
             if method == "size" and not args:
                 return Fact(Kind.SHAPE, static_dims=dims, origin=(tensor,) if tensor else ())
             if method == "size" and len(args) == 1 and not args[0].star:
@@ -756,7 +820,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 if kind is Kind.SHAPE:
                     return RANK
                 if kind is Kind.TENSOR:
-                    tensor = dotted_name(arg)
+                    tensor = self._size_source(arg)
                     return _dim_read((f"{tensor}:0",) if tensor else ())
                 if kind in (Kind.CONTAINER, Kind.TENSORS):
                     return STATIC  # the length of a Python list or tuple: an int at trace time
@@ -913,7 +977,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             # x.shape[:-1] + (h, d): a tuple concatenation, not arithmetic
             self._set(original_node, SHAPE)
             return
-        fact = arith_fact(left, right)
+        numbers = isinstance(original_node.left, (cst.Integer, cst.Float)) or isinstance(
+            original_node.right, (cst.Integer, cst.Float)
+        )
+        fact = arith_fact(left, right, scalar=numbers)
         if fact is not None and fact.kind is Kind.TENSOR and all(
             static_value(side, self.fact, self._state()) for side in (original_node.left, original_node.right)
         ):

@@ -312,6 +312,75 @@ def _is_literal(node: cst.BaseExpression) -> bool:
     )
 
 
+class _BoundNames(cst.CSTVisitor):
+    """The names a function's own body binds (nested scopes excepted): :func:`bound_names`."""
+
+    def __init__(self) -> None:
+        self.bindings = Bindings()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.bindings.bind(node.name)  # a nested def binds its name here; its body is its own
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.bindings.bind(node.name)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_CompFor(self, node: cst.CompFor) -> bool | None:
+        return None  # its targets are the comprehension's own; a walrus inside binds here
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.bindings.bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.bindings.bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.bindings.bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.bindings.bind(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.bindings.bind(node.asname.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.bindings.bind(node.target)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self.bindings.bind(node.name.name)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self.bindings.bind(node.target)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        bound = node.asname.name if node.asname is not None else node.name
+        if isinstance(bound, cst.Name):
+            self.bindings.bind(bound)
+
+
+def bound_names(function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
+    """The names ``function``'s body binds anywhere (assignments, loop and ``with`` targets, walrus,
+    ``except ... as``, ``del``, imports, nested defs): a parameter among them does not hold the
+    caller's value everywhere in the body."""
+    if isinstance(function, cst.Lambda):
+        return frozenset()
+    return bound_in(function.body)
+
+
+def bound_in(node: cst.CSTNode) -> frozenset[str]:
+    """The names the statements of ``node`` bind, nested scopes excepted (a loop: its target too)."""
+    found = _BoundNames()
+    visit(node, found)
+    return frozenset(found.bindings.count)
+
+
 def scan_function(
     function: cst.FunctionDef | cst.Lambda,
     qualify: Callable[[cst.BaseExpression], str | None],

@@ -136,6 +136,17 @@ MASK_PRESERVING_METHODS = frozenset(
     }
 )
 
+#: Tensor methods whose result has the receiver's dims, size for size (elementwise functions,
+#: dtype and device moves, copies): a size read off the result is the receiver's size
+DIM_KEEPING_METHODS = frozenset(
+    {
+        "contiguous", "clone", "detach", "cpu", "cuda", "to", "float", "half", "double", "bfloat16",
+        "int", "long", "bool", "type_as", "masked_fill", "clamp", "clamp_min", "clamp_max", "relu",
+        "sigmoid", "tanh", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "pow", "requires_grad_",
+        "masked_fill_", "clamp_", "mul_", "add_", "sub_", "div_", "sin", "cos", "softmax", "log_softmax",
+    }
+)
+
 # -- shapes (zlint.facts.written_shapes, zlint.facts.parameters, zlint.candidates.callers) --------
 
 #: tensor methods whose result has the receiver's shape: its static dims stay static

@@ -202,6 +202,14 @@ class ZlintChecker:
             settings = settings_from_table(table, "flake8 options", None)
         except ConfigError as exc:
             raise SystemExit(f"flake8: error: zlint: {str(exc).replace('[tool.zlint] ', '')}") from None
+        if settings.workload is not None:  # read once now: a bad workload is one line, not a finding per file
+            from zlint.scope.placement import workload_of
+            from zlint.workload.model import WorkloadError
+
+            try:
+                workload_of(settings)
+            except WorkloadError as exc:
+                raise SystemExit(f"flake8: error: zlint: {exc}") from None
         shown = codes_flake8_shows(options)
         # runtime codes (``--verify``'s) are never reported by linting: they alone leave no work
         cls.active = shown is None or any(registry.kind_of(code) != "runtime" for code in shown)

@@ -49,12 +49,13 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         )
     if getattr(early_config.known_args_namespace, "numprocesses", None):
         raise pytest.UsageError("--zlint-record records one process: run it without -n (pytest-xdist)")
-    from zlint.workload.recording import Recorder, default_exclusions, package_dirs
+    from zlint.workload.recording import Recorder, compile_off, default_exclusions, package_dirs
 
     runner = [directory for package in RUNNER_PACKAGES for directory in package_dirs(package)]
     recorder = Recorder(exclude=default_exclusions() + runner)
     where = early_config.invocation_params.dir
     early_config.stash[_RECORDING] = _Recording(recorder, os.path.join(where, out), out)
+    compile_off()
     recorder.start()
 
 

@@ -7,21 +7,28 @@ workload file of what it ran (:mod:`zlint.workload.recording`).
 A leading ``--`` and a leading python word (``zlint record -- python prog.py``) are accepted, since
 that is how a command is usually written. The program's exit code is zlint's: ``sys.exit(3)``
 exits 3, an uncaught exception prints its traceback (without zlint's frames) and exits 1; the
-workload is written in every case. Bad usage is one line and exit 2, before anything runs.
+workload is written in every case but ``os._exit`` (then none is left: an older one at ``--out``
+is removed when recording starts), and only by the process that started recording, after the
+program's threads have ended. ``torch.compile`` runs eagerly while recording (the trace hook cannot
+see the lines of a compiled frame). Bad usage, an ``--out`` that cannot be written or that holds
+anything but a workload, is one line and exit 2, before anything runs.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import runpy
 import sys
+import tempfile
+import threading
 import traceback
 from collections.abc import Sequence
 from importlib.util import find_spec
 from types import TracebackType
 
-from zlint.workload.recording import Recorder, write_workload
+from zlint.workload.recording import Recorder, compile_off, write_workload
 
 DEFAULT_OUT = os.path.join(".zlint", "workload.json")
 USAGE = "usage: zlint record [--out FILE] [--source PATH] (PROGRAM.py | -m MODULE) [ARGS...]"
@@ -83,7 +90,8 @@ def parse(argv: Sequence[str]) -> Plan:
 
 def _check(plan: Plan) -> None:
     """Refuse, before anything runs, what would fail only after the program ran (an --out that is a
-    directory) or before it could start (no such program)."""
+    directory, that cannot be written, or that holds something other than a workload: the program's
+    own source, say) or before it could start (no such program)."""
     if os.path.isdir(plan.out):
         raise RecordUsageError(f"--out {plan.out}: is a directory")
     for source in plan.sources:
@@ -96,6 +104,45 @@ def _check(plan: Plan) -> None:
             raise RecordUsageError(f"{plan.program}: no such file")
     elif not _top_level_found(plan.module.partition(".")[0]):
         raise RecordUsageError(f"-m {plan.module}: no module named {plan.module!r}")
+    if os.path.lexists(plan.out) and not _is_workload(plan.out):
+        raise RecordUsageError(f"--out {plan.out}: exists and is not a workload file; name another file")
+    problem = _unwritable(plan.out)
+    if problem is not None:
+        raise RecordUsageError(f"--out {plan.out}: cannot be written: {problem}")
+
+
+def _is_workload(path: str) -> bool:
+    """Whether ``path`` holds a workload file (``zlint record``'s JSON), which recording may replace."""
+    try:
+        with open(path, "rb") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "zlint_workload" in data
+
+
+def _unwritable(path: str) -> str | None:
+    """Why the workload could not be written at ``path``, found by writing a scratch file where
+    it will go (what a permission check alone misses: a read-only mount, root's view of modes)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    while not os.path.isdir(directory):  # made when the workload is written: its nearest existing parent
+        if os.path.lexists(directory):
+            return f"{directory} is not a directory"
+        directory = os.path.dirname(directory)
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".zlint-record-check-"):
+            pass
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def _join_threads() -> None:
+    """Wait for the threads the program left running, as the interpreter would before it exits,
+    so that what they run is recorded (daemon threads are not waited for, as Python does not)."""
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
 
 
 def _top_level_found(name: str) -> bool:
@@ -159,8 +206,14 @@ def run(argv: Sequence[str]) -> int:
         sys.path[0] = first
     else:
         sys.path.append(first)
+    if os.path.lexists(out):  # a run that ends in os._exit leaves no older workload behind
+        os.unlink(out)
+        print(f"zlint: removed the previous workload {plan.out}; a new one is written when the program ends",
+              file=sys.stderr)
+    compile_off()
     recorder = Recorder(plan.sources)
     status, failure = 0, None
+    parent = os.getpid()
     recorder.start()
     try:
         if plan.program is not None:
@@ -172,7 +225,14 @@ def run(argv: Sequence[str]) -> int:
     except BaseException as exc:  # noqa: BLE001 - the program's failure is reported as python would
         failure = exc
     finally:
+        if not isinstance(failure, KeyboardInterrupt):
+            _join_threads()
         recorder.stop()
+    if os.getpid() != parent:  # a child the program forked that ran on to the end: its parent writes
+        if failure is not None:
+            traceback.print_exception(type(failure), failure, _program_frames(failure.__traceback__))
+            return 1
+        return status
     if failure is not None:
         tb = _program_frames(failure.__traceback__)
         if tb is None and plan.module is not None and isinstance(failure, ImportError):

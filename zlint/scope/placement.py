@@ -8,18 +8,27 @@ Applied by the engine to a file's findings once they are final (after ``# noqa``
   (enabled in this file, or in the run and the finding sits in compiled code): there it bites;
 * the ``scope`` setting hides never-compiled findings of rules about compiled code, those on a
   path only a non-default module option takes, and those in unknown code where the run holds
-  the file's whole package (no compiled caller exists), the
-  ``target`` setting hides single-graph findings when targeting plain ``torch.compile``.
+  the file's whole package (no compiled caller exists);
+* the ``workload`` setting decides what a recorded run says of each finding
+  (:mod:`zlint.workload.decide`);
+* the ``target`` setting hides single-graph findings when targeting plain ``torch.compile``.
+
+Every host calls this one step (:func:`place_counted`), so the same files, settings and workload
+give the same findings on the command line, in flake8 and in the language server.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+from dataclasses import dataclass, field
 
 from zlint.core import registry
-from zlint.core.diagnostics import Diagnostic
+from zlint.core.diagnostics import Diagnostic, Hidden
 from zlint.scope.classify import COMPILED, NEVER, OPTION, UNKNOWN, FileScope
 from zlint.scope.frames import skipped_reason
+from zlint.workload.decide import decide
+from zlint.workload.model import Workload, load_workload
 
 # default: compiled code, and unknown code unless the run holds its whole package
 SCOPES = ("default", "all")
@@ -33,27 +42,38 @@ def about_compiled_code(code: str) -> bool:
     return bool(getattr(rule, "about_compiled_code", True)) if rule is not None else False
 
 
+@dataclass
+class Placed:
+    """A file's findings as the settings show them, and what placement hid."""
+
+    diagnostics: list[Diagnostic]
+    hidden: Hidden = field(default_factory=Hidden)
+
+
 def place(diagnostics: list[Diagnostic], scope: FileScope, settings) -> list[Diagnostic]:
     """The findings with scope and tier filled in, less those the settings hide."""
-    return place_counted(diagnostics, scope, settings)[0]
+    return place_counted(diagnostics, scope, settings).diagnostics
 
 
-def place_counted(
-    diagnostics: list[Diagnostic], scope: FileScope, settings
-) -> tuple[list[Diagnostic], int, int]:
-    """:func:`place`, and how many findings it hid only because they sit in unknown code of a
-    package the run holds whole, and on paths only a non-default configuration takes (the run
-    says so, with how to see them)."""
-    unreached = optional = 0
+def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> Placed:
+    """The one placement step every host runs (the command line, the flake8 plugin, the language
+    server): scope and tier from the file's place in the project index, then the settings'
+    ``workload`` decides (:mod:`zlint.workload.decide`), then ``target`` and ``scope`` hide what
+    they hide. The target comes last: a workload moves a single-graph finding to the default
+    tier where it saw the size at 0 or 1, and one it moved back is still shown under the default
+    target only when it costs there. The workload is read once per file it names
+    (:func:`workload_of`); a host checks it can be read before linting (:class:`WorkloadError`)."""
+    hidden = Hidden()
     show_all = getattr(settings, "scope", "default") == "all"
     target = getattr(settings, "target", "default")
     compiled_only = getattr(settings, "compiled_only", False)
+    workload = workload_of(settings)
     # a recorded workload says which options the deployment turns on (a path it ran is taken), so
     # it, not the guess from defaults, decides the optional paths (zlint.workload.decide). It
     # does not say what runs compiled: an eager run also takes `if not is_compiling():` paths and
     # code no compiled caller reaches, so that guess stays (measured: un-hiding it added four
     # unconfirmed findings of transformers' masking helpers on the shared workloads, 9/16)
-    recorded = getattr(settings, "workload", None) is not None
+    recorded = workload is not None
     out: list[Diagnostic] = []
     for d in diagnostics:
         if d.needs and d.needs not in scope.facts:
@@ -74,18 +94,48 @@ def place_counted(
         scoped = about_compiled_code(d.code)
         if scoped and (where == NEVER or (where == OPTION and not recorded)) and not show_all:
             if where == OPTION and not (tier == "single-graph" and target == "default"):
-                optional += 1
+                hidden.optional += 1
             continue
         if scoped and where == UNKNOWN and scope.whole_package and not show_all:
             if not (tier == "single-graph" and target == "default"):
-                unreached += 1
+                hidden.unreached += 1
             continue  # the run holds the package and nothing that compiles reaches this code
         if scoped and compiled_only and where != COMPILED:
             continue
-        if tier == "single-graph" and target == "default":
-            continue
         out.append(placed)
-    return out, unreached, optional
+    if workload is not None:
+        decided = decide(out, workload, about_compiled_code, single_graph_shown=target != "default")
+        out = decided.diagnostics
+        hidden.not_loaded, hidden.not_run = decided.not_loaded, decided.not_run
+        hidden.constant, hidden.never_crossed = decided.constant, decided.never_crossed
+    if target == "default":
+        shown = [d for d in out if d.tier != "single-graph"]
+        hidden.single_graph = len(out) - len(shown)
+        out = shown
+    return Placed(out, hidden)
+
+
+#: absolute path -> (the file's modification time and size, the workload read from it)
+_WORKLOADS: dict[str, tuple[tuple[int, int], Workload]] = {}
+
+
+def workload_of(settings) -> Workload | None:
+    """The workload the settings name (``workload``), read once while its file is unchanged; None
+    when they name none. Raises :class:`WorkloadError` for a file that cannot be used."""
+    path = getattr(settings, "workload", None)
+    if path is None:
+        return None
+    try:
+        stat = os.stat(path)
+        stamp = (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        stamp = (0, -1)  # load_workload says why, in one line
+    found = _WORKLOADS.get(path)
+    if found is not None and found[0] == stamp:
+        return found[1]
+    workload = load_workload(path)
+    _WORKLOADS[path] = (stamp, workload)
+    return workload
 
 
 def _required_mode_on(d: Diagnostic, scope: FileScope) -> bool:

@@ -25,6 +25,7 @@ import dis
 import json
 import os
 import platform
+import re
 import sys
 import sysconfig
 import threading
@@ -35,6 +36,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from zlint.core.atomic import atomic_write
+from zlint.core.walks import reach
 
 FORMAT = 1
 #: distinct sizes kept per dim (and int values per parameter); the smallest are kept, so that
@@ -73,18 +75,54 @@ def default_exclusions() -> list[str]:
     paths = sysconfig.get_paths()
     roots = {os.path.realpath(paths[name]) for name in ("stdlib", "platstdlib") if name in paths}
     roots.add(os.path.realpath(os.path.dirname(os.path.dirname(__file__))))  # the zlint package
-    for package in TORCH_PACKAGES:
+    for package in (*TORCH_PACKAGES, *torch_requirements()):
         roots.update(package_dirs(package))
     return sorted(roots)
 
 
+def torch_requirements() -> list[str]:
+    """The top-level modules of what the installed torch requires, at any depth (jinja2 and
+    markupsafe, networkx, sympy and mpmath, filelock, fsspec, setuptools, typing_extensions): only
+    torch's internals run them, and a workload that listed their files would be mostly theirs.
+    Read from the packages' metadata, without importing anything; none without torch."""
+    from importlib import metadata
+
+    def required(name: str) -> list[str]:
+        try:
+            requires = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
+            return []
+        # `sympy>=1.13.3`, `jinja2`; not `pyyaml; extra == "pyyaml"` (an extra the user asks for)
+        return [re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0] for r in requires if "extra ==" not in r]
+
+    modules: set[str] = set()
+    for name in reach(["torch"], required):
+        if name == "torch":
+            continue
+        try:
+            files = metadata.distribution(name).files or []
+        except metadata.PackageNotFoundError:
+            continue
+        for file in files:  # the sources of a package's directory, or a module's, at the top
+            if file.suffix == ".py" and file.parts:
+                module = file.parts[0] if len(file.parts) > 1 else file.stem
+                if module.isidentifier() and module != "__pycache__":
+                    modules.add(module)
+    return sorted(modules)
+
+
 def package_dirs(name: str) -> list[str]:
-    """Where the top-level package ``name`` lives, found without importing it."""
+    """Where the top-level package ``name`` lives (a plain module: its file), found without
+    importing it."""
     try:
         spec = find_spec(name)
     except (ImportError, ValueError):
         return []
-    locations = list(spec.submodule_search_locations or []) if spec else []
+    if spec is None:
+        return []
+    locations = list(spec.submodule_search_locations or [])
+    if not locations and spec.origin and os.path.isfile(spec.origin):
+        locations = [spec.origin]
     return [os.path.realpath(location) for location in locations]
 
 
@@ -472,6 +510,17 @@ class Recorder:
 def _params_json(params: dict[str, _Param]) -> dict[str, Any]:
     records = {name: summary.to_json() for name, summary in params.items()}
     return {name: record for name, record in records.items() if record is not None}
+
+
+def compile_off() -> None:
+    """Run ``torch.compile``'d code eagerly while recording: dynamo runs a compiled frame's code in
+    place of its lines, so the trace hook would see none of them, and a workload would say that
+    compiled code never ran. The setting is read when torch is imported; set it too when the
+    program's torch is already loaded (``pytest --zlint-record`` with a conftest that imports it)."""
+    os.environ["TORCH_COMPILE_DISABLE"] = "1"
+    config = sys.modules.get("torch._dynamo.config")
+    if config is not None:
+        config.disable = True
 
 
 def write_workload(path: str, workload: dict[str, Any]) -> None:

@@ -30,6 +30,8 @@ from zlint.engine.incremental import Memo
 from zlint.scope.classify import FileScope, classify
 from zlint.scope.file_summary import FileSummary
 from zlint.scope.index import summary_of
+from zlint.scope.placement import workload_of
+from zlint.workload.model import WorkloadError
 
 
 @dataclass
@@ -84,14 +86,21 @@ class Workspace:
         """The file's settings, as ``zlint PATH`` finds them; the defaults when its
         pyproject.toml is broken (the error is kept in :attr:`config_errors`)."""
         try:
-            return self._resolver.for_path(Path(path))
+            settings = self._resolver.for_path(Path(path))
+            workload_of(settings)  # read now (once while unchanged): placement reads it from memory
+            return settings
         except ConfigError as exc:
-            message = f"{exc.path}: {exc}"
-            if message not in self.config_errors:
-                self.config_errors.append(message)
+            self._config_error(f"{exc.path}: {exc}")
             return Settings()
+        except WorkloadError as exc:  # the findings as without one, and the error shown
+            self._config_error(str(exc))
+            return dataclasses.replace(settings, workload=None, _cache={})
         finally:
             self._note_config_files()
+
+    def _config_error(self, message: str) -> None:
+        if message not in self.config_errors:
+            self.config_errors.append(message)
 
     def _project_budget(self) -> float:
         """The project step's budget: the first workspace folder's ``file-time-budget``."""
