@@ -2,7 +2,7 @@
 plain run reports on the fixed files (placed with the same project index). Also prints how many
 findings of the run before the fix are gone (fixed, or moved by an inserted line).
 
-    python benchmarks/fix_agreement.py /work/corpus/timm [--select ALL] [--unsafe-fixes]
+    python benchmarks/fix_agreement.py "$ZLINT_CORPUS"/timm [--select ALL] [--unsafe-fixes]
 
 Prints the counts and exits 1 on any disagreement (listing up to 20 differing lines).
 """

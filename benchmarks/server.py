@@ -3,9 +3,9 @@
     python benchmarks/server.py                  # timings and memory on the transformers slice
     python benchmarks/server.py --edits 100      # also: 100 seeded random edits agree with the CLI
 
-The slice is every 10th ``.py`` file (sorted) of the transformers ``models`` tree, copied to a
-temporary workspace; the file timed is the slice's largest. Measured, each as the median of
-``--runs``:
+The slice is every 10th ``.py`` file (sorted) of the transformers ``models`` tree of
+``$ZLINT_CORPUS`` (or ``--source DIR``), copied to a temporary workspace; the file timed is the
+slice's largest. Measured, each as the median of ``--runs``:
 
 * cold: ``zlint --no-cache FILE`` as a process, from spawn to exit;
 * first diagnostics, two ways: an editor started on the file (the server spawned, initialized and
@@ -38,12 +38,14 @@ from pygls.lsp.client import LanguageClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests"))
+from corpus_paths import CORPUS, require  # noqa: E402
+
 from lsp_support import START, apply_edits, cli_shape, random_edit, server_env, shape  # noqa: E402
 from zlint.frontends.server.lsp import DEBOUNCE  # noqa: E402
 
 #: extra arguments of the server (``--server-log PATH``: its log, with each re-lint's wall and CPU time)
 LOG: list[str] = []
-MODELS = Path("/work/corpus/transformers/transformers/models")
+MODELS = CORPUS / "transformers/transformers/models"
 
 
 def slice_files(source: Path, every: int) -> list[Path]:
@@ -261,6 +263,8 @@ def main() -> int:
     parser.add_argument("--server-log", metavar="PATH", help="the server's log (each re-lint's wall and CPU time)")
     parser.add_argument("--seed", type=int, default=25)
     args = parser.parse_args()
+    if args.source == MODELS:
+        require(CORPUS, "corpus")
     if args.server_log:
         LOG.extend(["--log-file", args.server_log])
     files = slice_files(args.source, args.every)

@@ -1,12 +1,14 @@
 """Lint the whole real-world corpus with every rule and count internal errors (target: zero).
 
     python scripts/lint_corpus.py                      # build ./corpus (pinned wheels) if needed, lint it
-    python scripts/lint_corpus.py --corpus /work/corpus --jobs 2
+    python scripts/lint_corpus.py --corpus "$ZLINT_CORPUS" --jobs 2
     python scripts/lint_corpus.py --every 20           # a 1-in-20 slice, for development
 
 The corpus is the Python sources of four pinned model libraries (transformers 5.24.0, timm 1.0.31,
 torchvision 0.29.1, diffusers 0.42.1), downloaded with pip, checked against their sha256 and
 unpacked under ``corpus/`` (git-ignored), exactly like ``make_corpus.sh`` in the project brief.
+``ZLINT_CORPUS`` (or ``--corpus``) points elsewhere (``benchmarks/corpus_paths.py``); a corpus
+elsewhere is not built here: build it with ``sh ../shared/corpus/make_corpus.sh DIR``.
 Every file is linted with ``--select ALL``; a file zlint cannot lint must be one Python itself
 rejects, and an internal error (a rule or the engine failing) is a bug. Exit status 1 on any
 internal error or unexpected file error, else 0.
@@ -26,6 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from corpus_paths import CORPUS, require  # noqa: E402
 
 from zlint.core.settings import Settings  # noqa: E402
 from zlint.engine.parallel import lint_files  # noqa: E402
@@ -89,12 +94,15 @@ def python_rejects(path: Path) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=ROOT / "corpus", help="corpus directory (built if missing)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS,
+                        help="corpus directory (default: $ZLINT_CORPUS, else corpus/, built there if missing)")
     parser.add_argument("--every", type=int, default=1, help="lint every Nth file only")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     args = parser.parse_args(argv)
 
-    if not all((args.corpus / package).is_dir() for package in PACKAGES):
+    if args.corpus.absolute() != ROOT / "corpus":
+        require(args.corpus, "corpus")  # built by make_corpus.sh, not here
+    elif not all((args.corpus / package).is_dir() for package in PACKAGES):
         build_corpus(args.corpus)
     files = corpus_files(args.corpus, args.every)
     settings = Settings(select=("ALL",))

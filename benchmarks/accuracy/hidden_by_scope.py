@@ -20,7 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from sample_corpus import corpus_files  # noqa: E402
 
-CORPUS = Path("/work/corpus")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from corpus_paths import CORPUS, require  # noqa: E402
 
 
 def findings(checkout: Path, files: list[str], jobs: int) -> dict[tuple, dict]:
@@ -42,7 +43,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    files = [str(p) for p in corpus_files(CORPUS, args.every)]
+    files = [str(p) for p in corpus_files(require(CORPUS, "corpus"), args.every)]
     old, new = findings(args.old, files, args.jobs), findings(args.new, files, args.jobs)
     hidden = sorted(k for k in new.keys() & old.keys() if old[k]["scope"] != "never" and new[k]["scope"] == "never")
     shown = sum(1 for k in new.keys() & old.keys() if old[k]["scope"] == "never" and new[k]["scope"] != "never")

@@ -9,7 +9,8 @@ every hazard in the forward and in the functions of the package it calls, as lin
     - hazard: `PATH:LINE` | default | what dynamo does there (repro or reading)
 
 (tier ``default``: costs with plain ``torch.compile``; ``single-graph``: only under
-``mark_unbacked`` / ``backed_size_oblivious``), or ``- none`` when the forward has none.
+``mark_unbacked`` / ``backed_size_oblivious``), or ``- none`` when the forward has none. ``PATH`` is
+relative to the code base's directory in its corpus (``$ZLINT_CORPUS/timm``: ``timm/layers/drop.py``).
 
 ``score`` lints each package of the audit whole (``zlint --format json``, default settings, as
 a user runs it) and counts a hazard as found when a finding of the default output sits on its
@@ -36,6 +37,9 @@ sys.path.insert(0, str(HERE))
 from sample_corpus import lint  # noqa: E402
 from sample_packages import PACKAGES  # noqa: E402
 
+sys.path.insert(0, str(HERE.parent))
+from corpus_paths import CORPUS, CORPUS2, require  # noqa: E402
+
 CORPORA = {
     "pinned": ("transformers", "timm", "torchvision", "diffusers"),
     "second": (
@@ -45,6 +49,13 @@ CORPORA = {
 }
 _HAZARD = re.compile(r"^- hazard: `(?P<path>[^`:]+):(?P<line>\d+)` \| (?P<tier>default|single-graph) \|")
 _TEST_FILE = re.compile(r"(^test_|_test\.py$|^conftest\.py$)")
+
+
+def base(name: str) -> Path:
+    """The directory of code base ``name`` in its corpus (checked to exist): an audit's paths are
+    relative to it, so ``timm/layers/drop.py`` is ``$ZLINT_CORPUS/timm/timm/layers/drop.py``."""
+    corpus, what = (CORPUS, "corpus") if name in CORPORA["pinned"] else (CORPUS2, "corpus2")
+    return require(corpus, what) / name
 
 
 def forwards(root: Path) -> list[tuple[str, int, str]]:
@@ -95,9 +106,10 @@ def draw(corpus: str, count: int, seed: int, out: Path) -> None:
         "",
     ]
     for name in names:
+        where = base(name)
         found = forwards(PACKAGES[name])
         for index, (path, line, cls) in enumerate(random.Random(f"{seed}:{name}").sample(found, share[name]), 1):
-            lines += [f"## {name} {index}: `{path}:{line}` `{cls}.forward`", "", ""]
+            lines += [f"## {name} {index}: `{Path(path).relative_to(where)}:{line}` `{cls}.forward`", "", ""]
     out.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {out}", file=sys.stderr)
 
@@ -118,6 +130,7 @@ def hazards(audit: Path) -> list[tuple[str, str, int, str]]:
 def score(audit: Path, jobs: int) -> None:
     listed = hazards(audit)
     packages = sorted({p for p, *_ in listed})
+    bases = {name: base(name) for name in packages}
     lines = set()
     for name in packages:
         for f in lint([PACKAGES[name]], jobs, []):
@@ -126,7 +139,7 @@ def score(audit: Path, jobs: int) -> None:
     total = Counter()
     misses = []
     for package, path, line, tier in listed:
-        hit = (str(Path(path).resolve()), line) in lines
+        hit = (str((bases[package] / path).resolve()), line) in lines
         for key in ("all", tier, package):
             total[key] += 1
             found[key] += hit

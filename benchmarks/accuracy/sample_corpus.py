@@ -1,7 +1,7 @@
 """Draw a fixed-seed random sample of zlint's default-rule findings on the pinned corpus for
 hand judging.
 
-Lints ``/work/corpus/{transformers,timm,torchvision,diffusers}`` (or every N-th ``.py`` file of
+Lints ``$ZLINT_CORPUS/{transformers,timm,torchvision,diffusers}`` (or every N-th ``.py`` file of
 them, sorted, with ``--every N``) with ``zlint --format json`` and the default rules, sorts the
 findings, draws ``--n`` of them with ``random.Random(seed)``, and writes a Markdown review file:
 a table with an empty verdict column (true/false + why, filled in by hand) and, per finding, the
@@ -27,7 +27,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-CORPUS = Path("/work/corpus")
+sys.path.insert(0, str(HERE.parent))
+from corpus_paths import CORPUS, require  # noqa: E402
+
 PACKAGES = ("transformers", "timm", "torchvision", "diffusers")
 
 
@@ -100,7 +102,7 @@ def write_review(sample: list[dict], out: Path, corpus: Path, header: str) -> No
 def main(argv: list[str] | None = None) -> int:
     """Lint the corpus (or a slice), draw the sample, write the review file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the pinned corpus (default: $ZLINT_CORPUS)")
     parser.add_argument("--every", type=int, default=1, help="lint every N-th file only")
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--seed", type=int, default=12)
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=default_out)
     parser.add_argument("--scope", choices=("default", "all"), help="pass --scope to zlint (default: zlint's own)")
     args = parser.parse_args(argv)
-    files = corpus_files(args.corpus, args.every)
+    files = corpus_files(require(args.corpus, "corpus"), args.every)
     started = time.monotonic()
     findings = lint(files, args.jobs, ["--scope", args.scope] if args.scope else [])
     seconds = time.monotonic() - started
@@ -118,9 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     commit = git.stdout.strip()
     out_name = short(str(args.out.resolve()), ROOT)
+    where = "$ZLINT_CORPUS" if args.corpus == CORPUS else args.corpus
     header = (
         f"zlint commit `{commit}`; {len(files)} files (every {args.every}-th of {', '.join(PACKAGES)} under "
-        f"`{args.corpus}`); {len(findings)} findings of the default rules in {seconds:.0f}s; sample of "
+        f"`{where}`); {len(findings)} findings of the default rules in {seconds:.0f}s; sample of "
         f"{len(sample)} drawn with `random.Random({args.seed}).sample` from the findings sorted by file, "
         f"line, column, code. Command: `python benchmarks/accuracy/sample_corpus.py --every {args.every} "
         f"--n {args.n} --seed {args.seed} --jobs {args.jobs}{' --scope ' + args.scope if args.scope else ''}"

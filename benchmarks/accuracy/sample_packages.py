@@ -3,8 +3,8 @@ corpora, for judging by hand.
 
 Each package is linted on its own, whole (``zlint --format json`` with the default rules and
 scope, as a user runs it on their package): transformers, timm, torchvision and diffusers from
-``/work/corpus`` (``../shared/corpus/make_corpus.sh``) and the seven code bases of
-``/work/corpus2`` (``make_corpus2.sh``). From each package's findings, sorted, ``--per-package``
+``$ZLINT_CORPUS`` (``../shared/corpus/make_corpus.sh``) and the seven code bases of
+``$ZLINT_CORPUS2`` (``make_corpus2.sh``). From each package's findings, sorted, ``--per-package``
 are drawn with ``random.Random(seed)`` (all of them when it has fewer), and the review file has a
 verdict table and each finding with its context (``sample_corpus.write_review``).
 
@@ -15,6 +15,7 @@ verdict table and each finding with its context (``sample_corpus.write_review``)
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import subprocess
 import sys
@@ -26,18 +27,21 @@ sys.path.insert(0, str(HERE))
 
 from sample_corpus import ROOT, lint, write_review  # noqa: E402
 
+sys.path.insert(0, str(HERE.parent))
+from corpus_paths import CORPUS, CORPUS2, require  # noqa: E402
+
 PACKAGES = {
-    "transformers": Path("/work/corpus/transformers/transformers"),
-    "timm": Path("/work/corpus/timm/timm"),
-    "torchvision": Path("/work/corpus/torchvision/torchvision"),
-    "diffusers": Path("/work/corpus/diffusers/diffusers"),
-    "x_transformers": Path("/work/corpus2/x_transformers"),
-    "vector_quantize_pytorch": Path("/work/corpus2/vector_quantize_pytorch"),
-    "segmentation_models_pytorch": Path("/work/corpus2/segmentation_models_pytorch"),
-    "speechbrain": Path("/work/corpus2/speechbrain"),
-    "sentence_transformers": Path("/work/corpus2/sentence_transformers"),
-    "peft": Path("/work/corpus2/peft"),
-    "e3nn": Path("/work/corpus2/e3nn"),
+    "transformers": CORPUS / "transformers/transformers",
+    "timm": CORPUS / "timm/timm",
+    "torchvision": CORPUS / "torchvision/torchvision",
+    "diffusers": CORPUS / "diffusers/diffusers",
+    "x_transformers": CORPUS2 / "x_transformers",
+    "vector_quantize_pytorch": CORPUS2 / "vector_quantize_pytorch",
+    "segmentation_models_pytorch": CORPUS2 / "segmentation_models_pytorch",
+    "speechbrain": CORPUS2 / "speechbrain",
+    "sentence_transformers": CORPUS2 / "sentence_transformers",
+    "peft": CORPUS2 / "peft",
+    "e3nn": CORPUS2 / "e3nn",
 }
 
 
@@ -48,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=HERE / "packages_sample.md")
     args = parser.parse_args(argv)
+    require(CORPUS, "corpus")
+    require(CORPUS2, "corpus2")
     sample: list[dict] = []
     counts = []
     started = time.monotonic()
@@ -66,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         f"(drawn/found): {'; '.join(counts)}; {seconds:.0f}s. Command: `python "
         f"benchmarks/accuracy/sample_packages.py --per-package {args.per_package} --seed {args.seed}`."
     )
-    write_review(sample, args.out, Path("/work"), header)
+    # files named from the corpora's common parent (``corpus/timm/timm/...``, ``corpus2/peft/peft/...``)
+    write_review(sample, args.out, Path(os.path.commonpath([CORPUS.absolute(), CORPUS2.absolute()])), header)
     print(f"{len(sample)} sampled -> {args.out}")
     return 0
 

@@ -15,7 +15,7 @@ regression). ``--markdown`` prints tables for ``benchmarks/ACCURACY.md``.
 
 Usage (from the repository root)::
 
-    python benchmarks/accuracy/score_sample_scope.py [--corpus /work/corpus] [--markdown]
+    python benchmarks/accuracy/score_sample_scope.py [--corpus "$ZLINT_CORPUS"] [--markdown]
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SAMPLE = HERE / "corpus_sample.md"
 ROW = re.compile(r"^\| (\d+) \| `([^`]+):(\d+)` \| (ZL\d+) \| ([\w-]+) \| (\w+) \| (\w+) \| (.*) \|$")
+sys.path.insert(0, str(HERE.parent))
+from corpus_paths import CORPUS, require  # noqa: E402
 
 
 def judged() -> list[dict]:
@@ -101,11 +103,12 @@ def report(name: str, rows: list[dict], scope_of, markdown: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the pinned corpus (default: $ZLINT_CORPUS)")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--skip-cli", action="store_true", help="only the classifier over whole packages")
     parser.add_argument("--list", action="store_true", help="list every judged finding with its new scope")
     opts = parser.parse_args()
+    require(opts.corpus, "corpus")
     rows = judged()
     packages = package_scopes(opts.corpus, rows)
     report("packages (classifier over whole packages)", rows,

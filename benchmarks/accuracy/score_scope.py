@@ -11,7 +11,7 @@ the table marks those rows ``(classifier)``. ``--markdown`` prints the full tabl
 
 Usage (from the repository root)::
 
-    python benchmarks/accuracy/score_scope.py [--corpus /work/corpus]
+    python benchmarks/accuracy/score_scope.py [--corpus "$ZLINT_CORPUS"]
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 TRUTH = HERE / "scope_truth.json"
-
+sys.path.insert(0, str(HERE.parent))
+from corpus_paths import CORPUS, require  # noqa: E402
 
 # scope reasons of regions inside a function: they describe a line, not where the function runs
 LINE_REGIONS = ("not evaluated under torch.compile", "branch not taken under torch.compile", "error path")
@@ -80,9 +81,10 @@ def _definitions(body: list[ast.stmt], prefix: str) -> list[tuple[str, int]]:
 def main(argv: list[str] | None = None) -> int:
     """Print the agreement of zlint's scope with the truth table, and every disagreement."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the pinned corpus (default: $ZLINT_CORPUS)")
     parser.add_argument("--markdown", action="store_true", help="also print the full table as Markdown")
     args = parser.parse_args(argv)
+    require(args.corpus, "corpus")
     truth = json.loads(TRUTH.read_text())["functions"]
     files = sorted({row["path"] for row in truth})
     extra = ["--scope", "all"] if "--scope" in zlint(["--help"]).stdout else []

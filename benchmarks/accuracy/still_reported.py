@@ -8,6 +8,7 @@ of its header), so that what other files of the run say (callers, compiled scope
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -16,19 +17,25 @@ from pathlib import Path
 
 from sample_corpus import corpus_files
 
-CORPUS = Path("/work/corpus")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from corpus_paths import CORPUS, require  # noqa: E402
+
 EVERY = re.compile(r"(\d+) files \(every (\d+)-th")
 ROW = re.compile(r"\| (\d+) \| `([^`]+):(\d+)` \| (\w+) \| [\w-]+ \| \w+ \| (\w+) \| (.*) \|\s*$")
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sample", type=Path, help="a judged corpus sample (benchmarks/accuracy/corpus_sample*.md)")
+    args = parser.parse_args(argv)
     rows = {}
-    text = Path(argv[0]).read_text()
+    text = args.sample.read_text()
     every = EVERY.search(text)
     for line in text.splitlines():
         m = ROW.match(line)
         if m:
             rows[int(m[1])] = ((m[2], int(m[3]), m[4]), m[5], m[6])
+    require(CORPUS, "corpus")
     if every:
         files = [str(p.relative_to(CORPUS)) for p in corpus_files(CORPUS, int(every[2]))]
         if len(files) != int(every[1]):

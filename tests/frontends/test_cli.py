@@ -423,3 +423,18 @@ def test_examples_flag_every_hazard_and_no_fixed_version():
     fixed = {f"examples/{p.name}" for p in (ROOT / "examples").glob("*_fixed.py")}
     assert fixed and not (flagged & fixed)
     assert hazards <= flagged
+
+
+def test_the_summary_counts_what_the_target_hid_and_says_how_to_see_it(tmp_path):
+    """``--target default`` hides the single-graph findings: the run says how many, and how to
+    see them, rather than report a clean file."""
+    (tmp_path / "likes.py").write_bytes((ROOT / "examples" / "likes_pooler.py").read_bytes())
+    done = run_zlint("--no-cache", "--target", "default", "likes.py", cwd=tmp_path)
+    assert (done.returncode, [line.split(" ")[0] for line in done.stdout.splitlines()]) == (1, ["likes.py:24:12:"])
+    assert done.stderr.splitlines() == [
+        "zlint: 3 findings of the single-graph tier hidden by target = default; --target single-graph shows them",
+        "Found 1 finding in 1 file (1 file checked; 3 hidden: 3 single-graph).",
+    ]
+    assert run_zlint("--no-cache", "likes.py", cwd=tmp_path).stderr.splitlines()[-1] == (
+        "Found 4 findings in 1 file (1 file checked)."
+    )

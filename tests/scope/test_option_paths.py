@@ -68,7 +68,7 @@ def test_the_run_says_how_many_option_findings_it_hid_and_how_to_see_them(tmp_pa
     assert proc.stderr.splitlines() == [
         "zlint: 2 findings hidden on paths only a non-default configuration of their module takes;"
         " --scope all shows them",
-        "Found 0 findings (1 file checked).",
+        "Found 0 findings (1 file checked; 2 hidden: 2 option-only).",
     ]
     assert zlint("--no-cache", "-q", "m.py", cwd=tmp_path).stderr == ""
 

@@ -212,7 +212,7 @@ def test_the_run_says_how_many_findings_it_hid_and_how_to_see_them(tmp_path):
     )
     proc = zlint("--no-cache", ".", cwd=tmp_path)
     assert (proc.returncode, proc.stdout) == (0, "")
-    assert proc.stderr.splitlines() == [note, "Found 0 findings (2 files checked)."]
+    assert proc.stderr.splitlines() == [note, "Found 0 findings (2 files checked; 2 hidden: 2 unreached)."]
     assert note not in zlint("--no-cache", "--scope", "all", ".", cwd=tmp_path).stderr
     assert zlint("--no-cache", "-q", ".", cwd=tmp_path).stderr == ""
     assert note not in zlint("--no-cache", "pkg/ops.py", cwd=tmp_path).stderr

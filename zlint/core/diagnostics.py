@@ -143,6 +143,9 @@ class Hidden:
     """How many findings placement hid, by why (:func:`zlint.scope.placement.place_counted`; the
     run reports each count that is not 0)."""
 
+    #: in code that never runs compiled (``scope = "all"`` shows them), or not compiled under
+    #: ``compiled-only``
+    never: int = 0
     #: in unknown code of a package the run holds whole (nothing compiled reaches it)
     unreached: int = 0
     #: on paths only a non-default configuration of their module takes
@@ -155,6 +158,16 @@ class Hidden:
     never_crossed: int = 0
     #: single-graph findings the ``target = "default"`` setting hides
     single_graph: int = 0
+
+    def counts(self) -> list[tuple[int, str]]:
+        """The counts that hid something, with a short label each, for a run's summary line
+        (``2 single-graph, 1 never run``)."""
+        labels = (
+            (self.single_graph, "single-graph"), (self.never, "never compiled"), (self.unreached, "unreached"),
+            (self.optional, "option-only"), (self.not_loaded, "not loaded"), (self.not_run, "never run"),
+            (self.constant, "constant size"),
+        )
+        return [(count, label) for count, label in labels if count]
 
     def __iadd__(self, other: Hidden) -> Hidden:
         for f in dataclasses.fields(self):

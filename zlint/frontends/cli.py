@@ -266,16 +266,22 @@ def _files(n: int) -> str:
     return f"{n} file{'' if n == 1 else 's'}"
 
 
-def found_summary(findings: int, with_findings: int, checked: int, not_linted: int = 0, over_budget: int = 0) -> str:
+def found_summary(
+    findings: int, with_findings: int, checked: int, not_linted: int = 0, over_budget: int = 0,
+    hidden: list[tuple[int, str]] | None = None,
+) -> str:
     """The text format's last line: the findings, the files that hold them and the files checked
     (``Found 4 findings in 1 file (11 files checked).``), so that neither count reads as the other;
     then how many of the files checked could not be linted, and how many of those ran past their
-    time budget (``(11 files checked; 2 not linted, 1 past its time budget)``)."""
+    time budget (``1 not linted, 1 past its time budget``), and how many findings the settings hid,
+    by why (``3 hidden: 2 single-graph, 1 never run``)."""
     files = f"{_files(checked)} checked"
     if not_linted:
         files += f"; {not_linted} not linted"
         if over_budget:
             files += f", {over_budget} past {'its' if over_budget == 1 else 'their'} time budget"
+    if hidden:
+        files += f"; {sum(n for n, _ in hidden)} hidden: " + ", ".join(f"{n} {label}" for n, label in hidden)
     if not findings:
         return f"Found 0 findings ({files})."
     noun = "finding" if findings == 1 else "findings"
@@ -364,7 +370,9 @@ def check(args: argparse.Namespace) -> int:
         not_linted = [e for e in errors if e.path in linted]
         over_budget = sum(e.reason.startswith(BUDGET_REASON_START) for e in not_linted)
         with_findings = len({d.path for d in diagnostics})
-        summary = found_summary(len(diagnostics), with_findings, len(files), len(not_linted), over_budget)
+        summary = found_summary(
+            len(diagnostics), with_findings, len(files), len(not_linted), over_budget, outcome.hidden.counts()
+        )
         print(summary, file=sys.stderr)
     if errors:
         return EXIT_ERROR

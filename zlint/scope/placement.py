@@ -93,14 +93,19 @@ def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> 
             continue
         scoped = about_compiled_code(d.code)
         if scoped and (where == NEVER or (where == OPTION and not recorded)) and not show_all:
-            if where == OPTION and not (tier == "single-graph" and target == "default"):
-                hidden.optional += 1
+            if not (tier == "single-graph" and target == "default"):
+                if where == OPTION:
+                    hidden.optional += 1
+                else:
+                    hidden.never += 1
             continue
         if scoped and where == UNKNOWN and scope.whole_package and not show_all:
             if not (tier == "single-graph" and target == "default"):
                 hidden.unreached += 1
             continue  # the run holds the package and nothing that compiles reaches this code
         if scoped and compiled_only and where != COMPILED:
+            if not (tier == "single-graph" and target == "default"):
+                hidden.never += 1
             continue
         out.append(placed)
     if workload is not None:
