@@ -79,9 +79,11 @@ def recompiles_when_it_flips(fn) -> bool:
     return base < found < len(SWEEP)
 
 
-def graph_break(fn) -> bool:
-    if measure(fn, (3,)).breaks > 0:
+def graph_break(fn, dynamic=None) -> bool:
+    if measure(fn, (3,), dynamic=dynamic).breaks > 0:
         return True
+    if dynamic:
+        return False
     torch._dynamo.reset()  # explain() also sees breaks the counters keep elsewhere
     return torch._dynamo.explain(fn)(_inputs(3)).graph_break_count > 0
 
@@ -110,6 +112,12 @@ def wrong_result_at_size_0(fn) -> bool:
     return got.shape != want.shape or not torch.equal(got, want)
 
 
+def runs_eagerly_once_the_size_is_dynamic(fn) -> bool:
+    """Fewer graphs than a plain function (its static and its dynamic graph): after the first,
+    static graph, dynamo could not compile the function and left it to run eagerly."""
+    return measure(fn, SWEEP).graphs < measure(_baseline, SWEEP).graphs
+
+
 def recompiles_at_the_first_new_size(fn) -> bool:
     return measure(fn, (2, 3, 5)).graphs == 2 and measure(fn, (2, 3, 5), mark=True).graphs == 1
 
@@ -122,6 +130,7 @@ CLAIMS: dict[str, Callable] = {
     "errors under mark_unbacked": errors_under_mark_unbacked,
     "wrong result at size 0": wrong_result_at_size_0,
     "recompiles at the first new size": recompiles_at_the_first_new_size,
+    "runs eagerly once the size is dynamic": runs_eagerly_once_the_size_is_dynamic,
 }
 RAISES = re.compile(r"\braises (\w+)")
 
@@ -159,6 +168,9 @@ CASES = [
     Case("ZL204", fn("parts = x.unbind(0)\nreturn parts[0] + 1\n")),
     Case("ZL205", fn("table = {}\ntable[x.size(0)] = x\nreturn table[x.size(0)] * 2\n")),
     Case("ZL206", fn("key = f\"{x.size(0)}\"\nreturn x * len(key)\n")),
+    # a size is a constant in the first, static graph: str() of it breaks once it is dynamic
+    Case("ZL206", fn("key = str(x.size(0))\nreturn x * len(key)\n"), dynamic=True),
+    Case("ZL206", fn("key = \"%d rows\" % x.size(0)\nreturn x * len(key)\n")),
     Case("ZL301", fn("return x * x.sum().item()\n")),
     Case("ZL302", fn("return x * len(x.sum(1).tolist())\n")),
     Case("ZL303", fn("if x.sum() > 0:\n    return x * 2\nreturn x + 1\n")),

@@ -191,6 +191,9 @@ class M(torch.nn.Module):
 
 
 def test_sizes_formatted_into_strings():
+    # measured on 2.13.0 and 2.14.1 (dynamic=True, sizes 2..5, tests/rules/test_message_claims.py):
+    # an f-string field that is one size takes a graph per size, str() breaks the graph, `%` leaves
+    # the function uncompiled
     code = """\
 import torch
 def f(x: torch.Tensor):
@@ -198,10 +201,28 @@ def f(x: torch.Tensor):
     a = f"layer_{n}"
     b = str(x.shape[1])
     c = "%d tokens" % n
-    d = "{}x{}".format(n, x.size(1))
-    e = f"{x.shape}"
+    g = f"{x.numel()} elements"
+    s = str(x.shape)
 """
-    assert zl2(code) == [(4, 18, "ZL206"), (5, 9, "ZL206"), (6, 9, "ZL206"), (7, 9, "ZL206"), (8, 12, "ZL206")]
+    assert zl2(code) == [(4, 18, "ZL206"), (5, 9, "ZL206"), (6, 9, "ZL206"), (7, 12, "ZL206"), (8, 9, "ZL206")]
+
+
+def test_a_whole_shape_in_an_f_string_and_format_add_no_guard():
+    # near misses, measured on 2.13.0 and 2.14.1: one graph for every size, no break; dynamo builds
+    # these strings at run time from the symbolic sizes
+    code = """\
+import torch
+def f(x: torch.Tensor):
+    n, w = x.shape[0], x.shape[1]
+    a = f"{x.shape}"
+    b = f"got {x.size()} and {x.shape[1:]}"
+    c = f"{tuple(x.shape)} {list(x.shape)}"
+    d = f"{(n, w)}"
+    e = "{}x{}".format(n, x.size(1))
+    g = "{}".format(x.shape)
+    return x, a, b, c, d, e, g
+"""
+    assert zl2(code) == []
 
 
 def test_formatting_on_the_error_path_and_non_sizes_is_quiet():
@@ -249,7 +270,8 @@ def f(x: torch.Tensor):
         raise ValueError(msg)
     return x
 """
-    assert zl2(code) == [(7, 41, "ZL206"), (8, 36, "ZL206"), (9, 24, "ZL206"), (10, 14, "ZL206"), (11, 14, "ZL206")]
+    # print(f"{x.shape}"): print breaks the graph, the whole shape in the message adds no graph
+    assert zl2(code) == [(7, 41, "ZL206"), (8, 36, "ZL206"), (9, 24, "ZL206"), (11, 14, "ZL206")]
 
 
 def test_int_float_and_squeeze_follow_the_torch_version():
@@ -314,9 +336,9 @@ class PatchEmbed(torch.nn.Module):
     def __repr__(self):
         return "Norm(%d)" % self.weight.shape[0]
 """
-    assert zl2(code) == [
-        (6, 44, "ZL206"), (7, 64, "ZL206"), (8, 53, "ZL206"), (9, 33, "ZL206"), (10, 41, "ZL206"), (10, 45, "ZL206"),
-    ]
+    # torch._assert(..., f"... {x.shape}"): the whole shape is formatted without a guard (2.13.0,
+    # 2.14.1); in a torch._check message closure a shape breaks the graph as a size does
+    assert zl2(code) == [(6, 44, "ZL206"), (8, 53, "ZL206"), (9, 33, "ZL206"), (10, 41, "ZL206"), (10, 45, "ZL206")]
     check = [d for d in lint(code, ZL2) if d.line == 8][0]
     assert "graph break (a torch._check message may hold only constants)" in check.message
 
@@ -446,3 +468,16 @@ def heatmaps_to_keypoints(maps, rois, table):
     assert zl2(code) == [(5, 14, "ZL201")]
     # where numpy is imported, rois[:, 0] may be an array: no evidence either way
     assert zl2("import numpy as np\n" + code) == []
+
+
+def test_a_torch_check_message_closure_over_a_shape_breaks_like_one_over_a_size():
+    # measured on 2.13.0 and 2.14.1: dynamo accepts a message closure over constants only
+    code = """\
+import torch
+def f(x: torch.Tensor):
+    torch._check(x.size(1) == 3, lambda: f"got {x.shape}")
+    torch._check(x.size(1) == 3, lambda: "got three")
+    torch._assert(x.dim() == 2, f"got {x.shape}")
+    return x
+"""
+    assert zl2(code) == [(3, 49, "ZL206")]
