@@ -93,8 +93,9 @@ class SizeFormattedIntoString(SizeFactsRule):
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         # only a field that is one size specializes it (`{n}`, `{x.shape[0]}`, `{x.numel()}`); a
-        # field holding a whole shape, a slice of one or a tuple of sizes (`{x.shape}`,, `{tuple(x.shape)}`, `{(h, w)}`) is formatted at run time without a guard.
-        # In a torch._check message closure any size breaks the graph, a shape too
+        # field holding a whole shape, a slice of one or a tuple of sizes (`{x.shape}`,
+        # `{tuple(x.shape)}`, `{(h, w)}`) is formatted at run time without a guard. In a
+        # torch._check message closure any size breaks the graph, a shape too
         fact = self.fact(node.expression)
         if (fact is not None and fact.kind is Kind.SIZE) or (
             self._in_check_message and self.holds_size(node.expression)
