@@ -82,8 +82,10 @@ class Outcome:
     docs_url: str | None = None
     #: ``zlint - --fix``: the source to print, fixed (or as read when nothing changed)
     fixed_source: bytes | None = None
-    #: what placement hid in the run's files, by why (the summary line counts it)
+    #: what placement hid in the run's files, by why (the summary line counts it), and the
+    #: findings themselves, each with why (``--show-hidden`` lists them)
     hidden: Hidden = field(default_factory=Hidden)
+    hidden_findings: list[Diagnostic] = field(default_factory=list)
 
 
 def run(request: Request) -> Outcome:
@@ -140,6 +142,8 @@ def run(request: Request) -> Outcome:
     files = [results[entry] for entry in ordered if not isinstance(entry, FileError)]
     for result in files:
         outcome.hidden += result.hidden
+        outcome.hidden_findings.extend(result.hidden_findings)
+    outcome.hidden_findings.sort()
     for count, where in (
         (outcome.hidden.unreached, "in code nothing compiled reaches (the run holds its whole package)"),
         (outcome.hidden.optional, "on paths only a non-default configuration of their module takes"),
@@ -262,7 +266,7 @@ def _fixed(linted: LintedRun, outcome: Outcome, request: Request) -> list[FileRe
         if result.error is not None or not selected_fixes(result.diagnostics, request.unsafe_fixes):
             continue
         fixed = fixer.lint(path, settings, scope=linted.project.scope_of(path), data=request.stdin)
-        results[index] = FileResult(path, fixed.diagnostics, fixed.error, result.hidden)
+        results[index] = FileResult(path, fixed.diagnostics, fixed.error, result.hidden, result.hidden_findings)
     if not request.unsafe_fixes:
         fixer.hidden = sum(hidden_fixes(result.diagnostics) for result in results)
     return results

@@ -307,3 +307,63 @@ def test_compiled_code_is_recorded_as_it_runs_eagerly(tmp_path: Path):
     # torch's own requirements (jinja2, networkx, sympy, typing_extensions...) are torch's internals
     parts = {part for path in workload.files for part in Path(path).parts}
     assert not parts & {"jinja2", "networkx", "sympy", "typing_extensions.py", "filelock"}, sorted(workload.files)
+
+
+# -- what was hidden, and why one finding is kept ------------------------------------------------
+
+
+def test_show_hidden_lists_what_the_settings_hid_with_why(likes: Path, tmp_path: Path):
+    (tmp_path / "likes_pooler.py").write_bytes((likes / "likes_pooler.py").read_bytes())
+    done = run_zlint("--no-cache", "--target", "default", "--show-hidden", "likes_pooler.py", cwd=tmp_path)
+    assert done.returncode == 1  # the one shown finding; hidden ones do not fail the run
+    rows = [(line.split(":")[1], line.rpartition(" [hidden: ")[2]) for line in done.stdout.splitlines()]
+    assert rows == [
+        ("19", "single-graph tier (target = default)]"),
+        ("21", "single-graph tier (target = default)]"),
+        ("24", done.stdout.splitlines()[2]),  # shown: no mark
+        ("31", "single-graph tier (target = default)]"),
+    ]
+    only_single_graph = "import torch\n\n\ndef f(x):\n    if x.size(0) == 1:\n        return x\n    return x\n"
+    (tmp_path / "clean.py").write_text(only_single_graph)
+    only_hidden = run_zlint("--no-cache", "--target", "default", "--show-hidden", "clean.py", cwd=tmp_path)
+    assert only_hidden.returncode == 0 and "[hidden: single-graph tier (target = default)]" in only_hidden.stdout
+
+
+@pytest.fixture(scope="module")
+def small(likes: Path) -> str:
+    """A second recording beside the example: every page has 3 likes."""
+    (likes / "drive_small.py").write_text(DRIVER.replace("(0, 1, 2, 40)", "(3, 3)"))
+    done = record("--out", "small.json", "drive_small.py", cwd=likes)
+    assert done.returncode == 0, done.stderr
+    return "small.json"
+
+
+def test_show_hidden_names_the_workload_s_reason(likes: Path, small: str):
+    shown = run_zlint("--no-cache", "--workload", small, "--show-hidden", "likes_pooler.py", cwd=likes)
+    assert shown.returncode == 0, shown.stderr  # every page had 3 likes: nothing varies
+    hidden = [(line.split(":")[1], line.rpartition(" [hidden: ")[2]) for line in shown.stdout.splitlines()]
+    held = "the workload held the sizes constant: `likes.size(0)` recorded 3 in LikesPooler.forward (line 17, 2 calls)]"
+    assert hidden[:3] == [("19", held), ("21", held), ("24", held)]
+    assert hidden[3][0] == "31" and hidden[3][1].startswith("the workload held the sizes constant: the dims of `likes`")
+
+
+def test_explain_says_why_a_finding_is_kept_and_what_sizes_it_rests_on(likes: Path, small: str):
+    done = run_zlint("explain", "likes_pooler.py:19", "--no-cache", cwd=likes)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == [
+        "  reported: yes",
+        "  tier: default (costs with plain torch.compile)",
+        "  runs: compiled: forward of LikesPooler",
+        "  size: `likes.size(0)` recorded 0, 1, 2, 40 in LikesPooler.forward (line 17, 4 calls)",
+    ]
+    hidden = run_zlint("explain", "likes_pooler.py:19", "--no-cache", "--workload", small, cwd=likes)
+    assert hidden.stdout.splitlines()[1] == (
+        "  reported: no, hidden: the workload held the sizes constant: `likes.size(0)` recorded 3 in "
+        "LikesPooler.forward (line 17, 2 calls)"
+    )
+    nothing = run_zlint("explain", "likes_pooler.py:2", "--no-cache", cwd=likes)
+    assert (nothing.returncode, nothing.stdout) == (0, "likes_pooler.py:2: no finding on this line\n")
+    usage = run_zlint("explain", "likes_pooler.py", cwd=likes)
+    assert (usage.returncode, usage.stderr) == (
+        2, "zlint: error: usage: zlint explain FILE:LINE [PATH ...] [OPTIONS]\n"
+    )

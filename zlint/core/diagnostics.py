@@ -97,6 +97,8 @@ class Diagnostic:
     #: a test of exactly one size read against a number, the size on the left (``">=64"`` for
     #: ``x.shape[0] >= 64``): a workload tells whether it ever flipped; "": none
     threshold: str = field(compare=False, default="")
+    #: why placement hid the finding (``--show-hidden`` lists hidden findings with it); "": shown
+    hidden: str = field(compare=False, default="")
 
     def to_dict(self, url: str | None = None) -> dict:
         """The JSON shape, close to Ruff's: 1-based rows and columns; ``url``: the rule's page
@@ -118,6 +120,8 @@ class Diagnostic:
         }
         if self.verify is not None:
             data["verify"] = self.verify
+        if self.hidden:
+            data["hidden"] = self.hidden
         return data
 
 

@@ -223,8 +223,10 @@ class FileResult:
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     error: FileError | None = None
-    #: what placement hid, by why (:func:`zlint.scope.placement.place_counted`)
+    #: what placement hid, by why (:func:`zlint.scope.placement.place_counted`), and the findings
+    #: themselves, each with why (``--show-hidden``)
     hidden: Hidden = field(default_factory=Hidden)
+    hidden_findings: list[Diagnostic] = field(default_factory=list)
 
 
 class SourceError(Exception):

@@ -188,6 +188,7 @@ def lint_source(
     if result.diagnostics:
         placed = place_counted(result.diagnostics, scope or scope_for_file(path, parsed.tree), settings)
         result.diagnostics, result.hidden = placed.diagnostics, placed.hidden
+        result.hidden_findings = placed.hidden_findings
     return result
 
 

@@ -195,4 +195,4 @@ def _placed(result: FileResult, scope: FileScope | None, data: bytes, settings: 
     from zlint.scope.placement import place_counted
 
     placed = place_counted(result.diagnostics, scope, settings)
-    return FileResult(result.path, placed.diagnostics, result.error, placed.hidden)
+    return FileResult(result.path, placed.diagnostics, result.error, placed.hidden, placed.hidden_findings)

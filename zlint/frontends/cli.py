@@ -10,8 +10,10 @@ cache starts in the time of the modules below (``tests/engine/test_startup_impor
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 
 from zlint import __version__, pipeline
 from zlint.core import registry
@@ -83,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find PyTorch code that makes torch.compile specialize, guard and recompile on sizes.",
         epilog="Also: `zlint rule CODE` (or `zlint rule NAME`) prints a rule's doc; `zlint rules` lists the rules; "
         "`zlint server` runs the language server (docs/editors.md); "
-        "`zlint record PROGRAM.py [ARGS]` records a workload (docs/workload.md).",
+        "`zlint record PROGRAM.py [ARGS]` records a workload (docs/workload.md); "
+        "`zlint explain FILE:LINE [PATH ...]` says why each finding on a line is shown or hidden.",
     )
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or directories (default: .); `-` reads the source from stdin"
@@ -143,6 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--workload", metavar="FILE",
         help="decide findings by a recorded workload (zlint record): hide what it never ran and sizes it "
         "held constant, and say why each reported size varies",
+    )
+    parser.add_argument(
+        "--show-hidden", action="store_true",
+        help="also list the findings the scope, target and workload settings hid, each with why "
+        "(they do not change the exit status)",
     )
     parser.add_argument(
         "--file-time-budget", type=_time_budget, default=None, metavar="SECONDS",
@@ -245,6 +253,89 @@ def _clean(argv: Sequence[str]) -> int:
     return EXIT_CLEAN
 
 
+EXPLAIN_USAGE = "usage: zlint explain FILE:LINE [PATH ...] [OPTIONS]"
+
+
+def _explain(argv: Sequence[str]) -> int:
+    """``zlint explain FILE:LINE [PATH ...] [OPTIONS]``: every finding on that line, shown or hidden,
+    with why: its tier, where its code runs, what hid it, and the sizes it reads with what the
+    workload recorded of each. The PATHs (default: FILE) are the run, as in ``zlint PATH ...``:
+    lint the package to place the file's code as a whole-package run does. Exit 0 (2 on errors)."""
+    where, _, line = argv[0].rpartition(":") if argv else ("", "", "")
+    if not where or not line.isdigit():
+        return _error(EXPLAIN_USAGE)
+    args = build_parser().parse_args(list(argv[1:]))
+    if args.fix or args.diff or args.verify or args.add_noqa or args.write_baseline or "-" in args.paths:
+        return _error(f"{EXPLAIN_USAGE} (no --fix, --diff, --verify, --add-noqa, --write-baseline or stdin)")
+    if not os.path.isfile(where):
+        return _error(f"{where}: no such file")
+    if not any(os.path.samefile(where, p) or _inside(where, p) for p in args.paths if os.path.exists(p)):
+        args.paths = [*args.paths, where]
+    request = _request(args)
+    if isinstance(request, int):
+        return request
+    try:
+        outcome = pipeline.run(request)
+    except pipeline.RunError as exc:
+        return _error(str(exc))
+    number = int(line)
+    found = sorted(
+        d for d in (*outcome.diagnostics, *outcome.hidden_findings)
+        if os.path.exists(d.path) and os.path.samefile(d.path, where) and d.line <= number <= max(d.line, d.end_line)
+    )
+    for error in outcome.errors:
+        print(f"zlint: error: {error}", file=sys.stderr)
+    if not found:
+        print(f"{where}:{number}: no finding on this line")
+        return EXIT_ERROR if outcome.errors else EXIT_CLEAN
+    settings = next((s for p, s in outcome.linted if os.path.samefile(p, where)), None)
+    for d in found:
+        print(f"{d.path}:{d.line}:{d.column + 1}: {d.code} {d.message}")
+        for label, text in _explanation(d, settings):
+            print(f"  {label}: {text}")
+    return EXIT_ERROR if outcome.errors else EXIT_CLEAN
+
+
+def _inside(path: str, directory: str) -> bool:
+    return os.path.isdir(directory) and os.path.commonpath([os.path.abspath(path), os.path.abspath(directory)]) == (
+        os.path.abspath(directory)
+    )
+
+
+def _explanation(d, settings) -> list[tuple[str, str]]:
+    """What ``zlint explain`` says of one finding: (label, text) lines."""
+    from zlint.scope.placement import workload_of
+    from zlint.workload.decide import sizes_of
+
+    tier = {"default": "costs with plain torch.compile", "single-graph": "costs once sizes are made one graph: "
+            "mark_unbacked, backed_size_oblivious"}.get(d.tier, d.tier)
+    lines = [
+        ("reported", "no, hidden: " + d.hidden if d.hidden else "yes"),
+        ("tier", f"{d.tier} ({tier})"),
+        ("runs", f"{d.scope}: {d.scope_reason}" if d.scope_reason else d.scope),
+    ]
+    if not d.reads:
+        lines.append(("sizes read", "none that is a parameter's dim as called (a workload has no say on it)"))
+        return lines
+    workload = workload_of(settings) if settings is not None else None
+    if workload is None:
+        names = ", ".join(_origin_text(origin) for origin in d.reads.split())
+        lines.append(("sizes read", f"{names} (a recorded workload, `zlint record`, would say whether they vary)"))
+        return lines
+    records, _ = sizes_of(d, workload)
+    by_origin = {r.origin: r for r in records}
+    for origin in d.reads.split():
+        record = by_origin.get(origin)
+        text = record.describe() if record is not None else f"{_origin_text(origin)}: not recorded"
+        lines.append(("size", text))
+    return lines
+
+
+def _origin_text(origin: str) -> str:
+    name, _, dim = origin.partition(":")
+    return f"`{name}.numel()`" if dim == "*" else f"`{name}.size({dim})`"
+
+
 def _error(message: str) -> int:
     print(f"zlint: error: {message}", file=sys.stderr)
     return EXIT_ERROR
@@ -289,6 +380,18 @@ def found_summary(
 
 
 def check(args: argparse.Namespace) -> int:
+    request = _request(args)
+    if isinstance(request, int):
+        return request
+    try:
+        outcome = pipeline.run(request)
+    except pipeline.RunError as exc:
+        return _error(str(exc))
+    return _report(args, outcome)
+
+
+def _request(args: argparse.Namespace) -> pipeline.Request | int:
+    """The run the options ask for, or the exit status of a usage error (printed)."""
     if args.baseline and args.write_baseline:  # before anything is linted or fixed
         return _error("--baseline and --write-baseline cannot be combined")
     if args.stdin_filename is not None and not args.paths:
@@ -315,7 +418,7 @@ def check(args: argparse.Namespace) -> int:
         overrides["workload"] = os.path.abspath(args.workload)
     overrides["exclude"] = args.exclude
     overrides["extend_exclude"] = args.extend_exclude
-    request = pipeline.Request(
+    return pipeline.Request(
         args.paths,
         overrides,
         jobs=args.jobs,
@@ -334,10 +437,10 @@ def check(args: argparse.Namespace) -> int:
         stdin=sys.stdin.buffer.read() if stdin else None,
         stdin_path=args.stdin_filename,
     )
-    try:
-        outcome = pipeline.run(request)
-    except pipeline.RunError as exc:
-        return _error(str(exc))
+
+
+def _report(args: argparse.Namespace, outcome: pipeline.Outcome) -> int:
+    """Print a run's outcome as the options ask; the exit status."""
     files, diagnostics, errors, fixer = outcome.files, outcome.diagnostics, outcome.errors, outcome.fixer
     if fixer is not None and args.diff:  # the diff is the output; nothing is written
         sys.stdout.write("".join(fixer.diffs))
@@ -352,7 +455,11 @@ def check(args: argparse.Namespace) -> int:
         print(f"zlint: {note}", file=sys.stderr)
 
     run = Run(tuple(files), tuple(errors), outcome.docs_url)
-    out = statistics(diagnostics, args.format) if args.statistics else write_report(args.format, diagnostics, run)
+    shown = diagnostics
+    if args.show_hidden:  # listed with the findings, marked; the exit status stays theirs
+        marked = [replace(d, message=f"{d.message} [hidden: {d.hidden}]") for d in outcome.hidden_findings]
+        shown = sorted([*diagnostics, *marked])
+    out = statistics(shown, args.format) if args.statistics else write_report(args.format, shown, run)
     if outcome.fixed_source is not None:  # `zlint - --fix`: the source is the output (as Ruff)
         sys.stdout.buffer.write(outcome.fixed_source)
         sys.stdout.flush()
@@ -393,6 +500,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _print_rule(argv[1:])
         if argv[:1] == ["clean"]:
             return _clean(argv[1:])
+        if argv[:1] == ["explain"]:
+            return _explain(argv[1:])
         if argv[:1] == ["server"]:  # the language server: pygls loads only here
             from zlint.frontends.server import main as serve
 

@@ -44,10 +44,12 @@ def about_compiled_code(code: str) -> bool:
 
 @dataclass
 class Placed:
-    """A file's findings as the settings show them, and what placement hid."""
+    """A file's findings as the settings show them, and what placement hid: how many, by why,
+    and the findings themselves, each with why (``Diagnostic.hidden``; ``--show-hidden``)."""
 
     diagnostics: list[Diagnostic]
     hidden: Hidden = field(default_factory=Hidden)
+    hidden_findings: list[Diagnostic] = field(default_factory=list)
 
 
 def place(diagnostics: list[Diagnostic], scope: FileScope, settings) -> list[Diagnostic]:
@@ -75,6 +77,7 @@ def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> 
     # unconfirmed findings of transformers' masking helpers on the shared workloads, 9/16)
     recorded = workload is not None
     out: list[Diagnostic] = []
+    hid: list[Diagnostic] = []
     for d in diagnostics:
         if d.needs and d.needs not in scope.facts:
             continue  # it holds only under a fact of the run that is not so
@@ -91,33 +94,47 @@ def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> 
         placed = dataclasses.replace(d, scope=where, scope_reason=reason, tier=tier, compiled=where == COMPILED)
         if not _required_mode_on(placed, scope):
             continue
-        scoped = about_compiled_code(d.code)
-        if scoped and (where == NEVER or (where == OPTION and not recorded)) and not show_all:
-            if not (tier == "single-graph" and target == "default"):
-                if where == OPTION:
-                    hidden.optional += 1
-                else:
-                    hidden.never += 1
+        why = _hidden_by_scope(placed, scope, show_all, compiled_only, recorded)
+        if why is None:
+            out.append(placed)
             continue
-        if scoped and where == UNKNOWN and scope.whole_package and not show_all:
-            if not (tier == "single-graph" and target == "default"):
-                hidden.unreached += 1
-            continue  # the run holds the package and nothing that compiles reaches this code
-        if scoped and compiled_only and where != COMPILED:
-            if not (tier == "single-graph" and target == "default"):
-                hidden.never += 1
-            continue
-        out.append(placed)
+        kind, text = why
+        hid.append(dataclasses.replace(placed, hidden=text))
+        if not (tier == "single-graph" and target == "default"):  # counted once, by the target
+            setattr(hidden, kind, getattr(hidden, kind) + 1)
     if workload is not None:
-        decided = decide(out, workload, about_compiled_code, single_graph_shown=target != "default")
+        decided = decide(out, workload, about_compiled_code)
         out = decided.diagnostics
+        hid.extend(decided.hidden)
         hidden.not_loaded, hidden.not_run = decided.not_loaded, decided.not_run
         hidden.constant, hidden.never_crossed = decided.constant, decided.never_crossed
     if target == "default":
         shown = [d for d in out if d.tier != "single-graph"]
+        why = "single-graph tier (target = default)"
+        hid.extend(dataclasses.replace(d, hidden=why) for d in out if d.tier == "single-graph")
         hidden.single_graph = len(out) - len(shown)
         out = shown
-    return Placed(out, hidden)
+    return Placed(out, hidden, sorted(hid))
+
+
+def _hidden_by_scope(
+    d: Diagnostic, scope: FileScope, show_all: bool, compiled_only: bool, recorded: bool
+) -> tuple[str, str] | None:
+    """Why the ``scope`` and ``compiled-only`` settings hide a placed finding (the :class:`Hidden`
+    count it goes to, and the reason), or None when they show it."""
+    if not about_compiled_code(d.code):
+        return None
+    where, reason = d.scope, d.scope_reason
+    if not show_all:
+        if where == NEVER:
+            return "never", f"never compiled: {reason}"
+        if where == OPTION and not recorded:
+            return "optional", f"only a non-default configuration runs it: {reason}"
+        if where == UNKNOWN and scope.whole_package:  # the run holds the package: nothing compiled reaches it
+            return "unreached", f"nothing compiled reaches it ({reason})"
+    if compiled_only and where != COMPILED:
+        return "never", f"not compiled (compiled-only): {reason}"
+    return None
 
 
 #: absolute path -> (the file's modification time and size, the workload read from it)

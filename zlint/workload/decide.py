@@ -70,6 +70,8 @@ class Decided:
     not_run: int = 0
     constant: int = 0
     never_crossed: int = 0
+    #: what it hid, each with why (``Diagnostic.hidden``)
+    hidden: list[Diagnostic] = dataclasses.field(default_factory=list)
 
     def notes(self, source: str) -> list[str]:
         out = []
@@ -89,13 +91,12 @@ class Decided:
         return out
 
 
-def decide(
-    diagnostics: Iterable[Diagnostic], workload, about_compiled_code, single_graph_shown: bool = True
-) -> Decided:
+def decide(diagnostics: Iterable[Diagnostic], workload, about_compiled_code) -> Decided:
     """The findings ``workload`` (a :class:`zlint.workload.model.Workload`) keeps, each with the
-    reason its sizes vary; ``about_compiled_code(code)``: whether a rule's findings depend on the
-    code running compiled (only those are the workload's to decide); ``single_graph_shown``: the
-    run reports single-graph findings (``target``), so a finding the workload moves there stays."""
+    reason its sizes vary, and those it hides, each with why; ``about_compiled_code(code)``:
+    whether a rule's findings depend on the code running compiled (only those are the workload's
+    to decide). A finding it moves to the single-graph tier is kept: the ``target`` setting, after
+    it, decides whether that tier is shown (:func:`zlint.scope.placement.place_counted`)."""
     decided = Decided([])
     for d in diagnostics:
         if not about_compiled_code(d.code):
@@ -103,26 +104,29 @@ def decide(
             continue
         if workload.recorded(d.path) is None:
             decided.not_loaded += 1
+            decided.hidden.append(dataclasses.replace(d, hidden="the workload never loaded this file"))
             continue
         if not any(workload.ran(d.path, line) for line in range(d.line, max(d.line, d.end_line) + 1)):
             decided.not_run += 1
+            decided.hidden.append(dataclasses.replace(d, hidden="the workload never ran this line"))
             continue
         records, unseen = sizes_of(d, workload)
         if records and not unseen and not any(r.varies for r in records):
             decided.constant += 1
+            held = "; ".join(r.describe() for r in records)
+            decided.hidden.append(dataclasses.replace(d, hidden=f"the workload held the sizes constant: {held}"))
             continue
         if d.threshold and len(records) == 1 and not unseen and _never_flips(d.threshold, records[0].sizes):
             # `x.shape[0] >= 64` with batches of 2..8: the guard holds on every size the
             # deployment sends, so it adds no graph; under mark_unbacked the test itself still
             # breaks the graph (measured on the shared workloads: diffusers' Upsample2D)
             decided.never_crossed += 1
-            if single_graph_shown:
-                decided.diagnostics.append(dataclasses.replace(
-                    d,
-                    tier="single-graph",
-                    message=f"{d.message} [workload: {records[0].describe()}: never crosses the threshold, "
-                    "so it costs only where sizes are made one graph]",
-                ))
+            decided.diagnostics.append(dataclasses.replace(
+                d,
+                tier="single-graph",
+                message=f"{d.message} [workload: {records[0].describe()}: never crosses the threshold, "
+                "so it costs only where sizes are made one graph]",
+            ))
             continue
         varying = [r for r in records if r.varies]
         if varying:
