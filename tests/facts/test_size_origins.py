@@ -82,3 +82,50 @@ def test_a_loop_over_a_size_reads_it():
         return out
     """
     assert reads(code) == [(5, "ZL201", "boxes:0")]
+
+
+@pytest.mark.parametrize(
+    ("rebinding", "test", "expected"),
+    [
+        # dims kept: elementwise with a number, dtype moves, in place
+        ("x = x * 2", "x.size(0) > 512", "x:0"),
+        ("x = x.float().contiguous()", "x.shape[1] > 512", "x:1"),
+        ("x += 1", "x.size(0) > 512", "x:0"),
+        # dims moved: followed through literal permutations
+        ("x = x.transpose(0, 1)", "x.size(0) > 512", "x:1"),
+        ("x = x.permute(0, 2, 3, 1)", "x.shape[1] > 512", "x:2"),
+        ("x = x.permute(0, 2, 3, 1).permute(0, 3, 1, 2)", "x.shape[1] > 512", "x:1"),
+        ("x = x.transpose(1, 2)", "x.shape[-1] > 512", ""),  # the rank is not known: no dim
+        # dims lost: the parameter's only where the rebinding never ran (its line is named)
+        ("x = x.view(-1)", "x.size(0) > 512", "x?6:0"),
+        ("x = helper(x)", "x.size(0) > 512", "x?6:0"),
+    ],
+)
+def test_a_rebound_parameter_s_dims_are_followed_or_made_conditional(rebinding, test, expected):
+    code = f"""\
+    import torch
+
+    class M(torch.nn.Module):
+        def forward(self, x: torch.Tensor):
+            y = x
+            {rebinding}
+            if {test}:
+                return x
+            return x + 1
+    """
+    found = [r for r in reads(code) if r[0] == 7]
+    assert found and found[0][2] == expected, found
+
+
+def test_a_loop_that_rebinds_the_name_leaves_no_origin():
+    code = """\
+    import torch
+
+    def f(x: torch.Tensor):
+        for _ in range(3):
+            if x.size(0) > 512:
+                return x
+            x = x.transpose(0, 1)
+        return x
+    """
+    assert [r for r in reads(code) if r[0] == 5] == [(5, "ZL103", "")]

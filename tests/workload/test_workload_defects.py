@@ -153,18 +153,26 @@ REBOUND = textwrap.dedent(
                 return x
             x = x.transpose(0, 1)
         return x
+
+
+    def optional(x: torch.Tensor, flat: bool):
+        if flat:
+            x = x.reshape(-1)
+        if x.size(0) > 512:
+            return x
+        return x
     """
 )
 
 
-def _workload(root: Path, functions: list[tuple[str, int]]) -> Path:
-    """One file's workload: every line ran; each function saw a (4, 100..700) tensor."""
+def _workload(root: Path, functions: list[tuple[str, int]], not_run: tuple[int, ...] = ()) -> Path:
+    """One file's workload: every line but ``not_run`` ran; each function saw a (4, 100..700) tensor."""
     sizes = {"kind": "tensor", "ranks": [2], "dims": [[4], [100, 600, 700]]}
     data = {
         "zlint_workload": 1, "command": ["run.py"], "cwd": str(root), "python": "3.11", "torch": "2.13.0",
         "files": {
             str((root / "model.py").resolve()): {
-                "lines": list(range(1, 40)),
+                "lines": [line for line in range(1, 40) if line not in not_run],
                 "functions": [
                     {"name": name, "line": line, "calls": 3, "params": {param: sizes}}
                     for name, line in functions for param in ("hidden", "x")
@@ -179,19 +187,27 @@ def _workload(root: Path, functions: list[tuple[str, int]]) -> Path:
 
 def test_a_size_of_a_rebound_parameter_is_not_the_recorded_one(tmp_path: Path):
     (tmp_path / "model.py").write_text(REBOUND)
-    _workload(tmp_path, [("Enc.forward", 5), ("scaled", 12), ("looped", 22)])
+    functions = [("Enc.forward", 5), ("scaled", 12), ("looped", 22), ("optional", 30)]
+    _workload(tmp_path, functions)
     done = run_zlint("--no-cache", "--format", "json", "--workload", "w.json", "model.py", cwd=tmp_path)
     found = {(f["location"]["row"], f["message"].partition(" [workload: ")[2]) for f in json.loads(done.stdout)}
     assert found == {
-        # after a transpose the read is of another dim: the recording has no say (checked with
-        # TORCH_LOGS=recompiles: the recorded parameter's dim 1 flips this test)
-        (7, ""),
+        # after a transpose the read is of the parameter's dim 1, which varied (checked with
+        # TORCH_LOGS=recompiles: torch recompiles on this line)
+        (7, "`hidden.size(1)` recorded 100, 600, 700 in Enc.forward (line 5, 3 calls)]"),
         # x * 2 and x.float() keep x's dims: dim 0 held 4 (hidden), dim 1 held 100..700 (kept)
         (17, "`x.size(1)` recorded 100, 600, 700 in scaled (line 12, 3 calls)]"),
         # a later turn of the loop reads the transposed x
         (24, ""),
+        # x.reshape(-1) ran: the read is of a flattened x, which the recording did not see
+        (33, ""),
     }
     assert "1 finding hidden on sizes the workload held constant (workload w.json)" in done.stderr
+    # the same with the reshape never run: x is the parameter there, whose dim 0 held 4
+    _workload(tmp_path, functions, not_run=(32,))
+    again = run_zlint("--no-cache", "--format", "json", "--workload", "w.json", "model.py", cwd=tmp_path)
+    assert 33 not in {f["location"]["row"] for f in json.loads(again.stdout)}
+    assert "2 findings hidden on sizes the workload held constant (workload w.json)" in again.stderr
 
 
 # -- zlint record ----------------------------------------------------------------------------------

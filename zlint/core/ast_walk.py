@@ -36,3 +36,33 @@ def dotted_path(node: ast.AST) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def binding_lines(tree: ast.Module, line: int, name: str) -> list[int]:
+    """The lines of the statements that bind ``name`` in the innermost function holding ``line``
+    (assignments, loop and ``with`` targets, ``del``, imports, a nested ``def`` of that name; not
+    the nested scopes' own bindings), sorted; empty outside any function."""
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    holder = None
+    for node in walk(tree):
+        if isinstance(node, functions) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if holder is None or node.lineno >= holder.lineno:
+                holder = node
+    if holder is None:
+        return []
+    found: set[int] = set()
+    pending: list[ast.AST] = list(holder.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (*functions, ast.ClassDef)):
+            if node.name == name:
+                found.add(node.lineno)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.add(node.lineno)
+        elif isinstance(node, ast.alias) and (node.asname or node.name.partition(".")[0]) == name:
+            found.add(getattr(node, "lineno", holder.lineno))
+        pending.extend(ast.iter_child_nodes(node))
+    return sorted(found)

@@ -72,6 +72,10 @@ class Fact:
     #: tensor has, size for size (the parameter itself, ``x + 1``, ``x.float()``); empty when
     #: they may differ (``x.transpose(0, 1)``, ``x.view(...)``) or it came from elsewhere
     origin: tuple[str, ...] = ()
+    #: TENSOR/SHAPE with an origin: the parameter's dim each of the leading dims is
+    #: (``x.permute(0, 2, 3, 1)``: ``(0, 2, 3, 1)``; ``x.transpose(0, 1)``: ``(1, 0)``); the dims
+    #: after those are the parameter's own, in place. None: every dim in place
+    dim_map: tuple[int, ...] | None = None
     #: SIZE: exactly the size of its one origin dim (``x.shape[0]``, ``n = x.size(0)``), not a
     #: value computed from it: a workload can tell on which side of a threshold it stayed
     exact: bool = False
@@ -118,10 +122,27 @@ def arith_fact(left: Fact | None, right: Fact | None, scalar: bool = False) -> F
         # be one) may broadcast to others
         others = [f for f in (left, right) if f is None or f.kind is not Kind.TENSOR]
         scalars = all(f.kind in (Kind.SIZE, Kind.STATIC, Kind.RANK) if f is not None else scalar for f in others)
-        origin = tensors[0].origin if len(tensors) == 1 and scalars else ()
-        return Fact(Kind.TENSOR, static_dims=dims, origin=origin) if dims or origin else TENSOR
+        kept = len(tensors) == 1 and scalars
+        origin, dim_map = (tensors[0].origin, tensors[0].dim_map) if kept else ((), None)
+        return Fact(Kind.TENSOR, static_dims=dims, origin=origin, dim_map=dim_map) if dims or origin else TENSOR
     if Kind.SIZE in kinds:
         return sized(merged_origin(left, right))
     if kinds & {Kind.RANK, Kind.STATIC} and kinds <= {Kind.RANK, Kind.STATIC, None}:
         return STATIC if Kind.STATIC in kinds else RANK
     return None
+
+
+#: marks a name in an origin (``"x?:0"``) as the parameter's only where none of the statements of
+#: the function that bind the name ran: the finding names those lines (``"x?12,15:0"``,
+#: :func:`zlint.rules.base.Rule.report`), and a recording tells whether any of them ran
+CONDITIONAL = "?"
+
+
+def mapped_dim(dim_map: tuple[int, ...] | None, dim: int) -> int | None:
+    """The parameter's dim that dim ``dim`` of a tensor with ``dim_map`` is (:attr:`Fact.dim_map`);
+    None when it cannot be told (a negative dim of a tensor whose dims moved: its rank is unknown)."""
+    if dim_map is None:
+        return dim
+    if dim < 0:
+        return None
+    return dim_map[dim] if dim < len(dim_map) else dim

@@ -31,6 +31,7 @@ from zlint.facts.comparisons import ComparisonFacts, names_fixed_size
 from zlint.facts.helpers import FunctionIndex, syntactic_size
 from zlint.facts.imports import ImportMap, dotted_name
 from zlint.facts.lattice import (
+    CONDITIONAL,
     CONTAINER,
     MASK,
     POSITIVE,
@@ -44,6 +45,7 @@ from zlint.facts.lattice import (
     Fact,
     Kind,
     arith_fact,
+    mapped_dim,
     merged_origin,
     sized,
 )
@@ -174,13 +176,16 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             return layer_kind(self.imports.qualify(func.func))
         return None
 
-    def _size_source(self, tensor: cst.BaseExpression) -> str | None:
+    def _size_source(self, tensor: cst.BaseExpression) -> tuple[str, tuple[int, ...] | None] | None:
         """The name a size read off ``tensor`` is recorded under (``x`` in ``x.shape[0]``), for a
-        workload to look its sizes up: the parameter whose dims the tensor has. Its fact says so
-        where it is known (``x``, ``x + 1``, ``x.float()``: the parameter ``x``) unless a loop
-        around the read binds the name (a later turn reads what the loop bound); else the name
-        itself, where the function never binds it (``self.cache``, a parameter of no known kind).
-        A name rebound to other dims (``x = x.transpose(0, 1)``): unknown."""
+        workload to look its sizes up: the parameter whose dims the tensor has, and where its dims
+        went (:attr:`Fact.dim_map`). Its fact says so where it is known (``x``, ``x + 1``,
+        ``x.float()``, ``x.permute(0, 2, 3, 1)``: the parameter ``x``) unless a loop around the
+        read binds the name (a later turn reads what the loop bound); else the name itself, where
+        the function never binds it (``self.cache``, a parameter of no known kind). A name rebound
+        where the dims cannot be followed (``x = x.view(...)``, ``x = f(x)``) is the parameter's
+        only where none of the statements that bind it ran (its origin is marked
+        :data:`~zlint.facts.lattice.CONDITIONAL`)."""
         name = dotted_name(tensor)
         if name is None:
             return None
@@ -189,10 +194,12 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             return None
         fact = self.fact(tensor)
         if fact is not None and fact.kind is Kind.TENSOR and fact.origin and "." not in name:
-            return fact.origin[0]
+            return fact.origin[0], fact.dim_map
         if self._rebound and head in self._rebound[-1]:
-            return None
-        return name
+            # the parameter's dims only where no statement that binds the name ran: a recording
+            # can tell (zlint.workload.decide, with the binding lines the finding names)
+            return f"{name}{CONDITIONAL}", None
+        return name, None
 
     def _is_parameter(self, node: cst.BaseExpression) -> bool:
         """A parameter or buffer (:mod:`zlint.facts.parameters`): dynamo keeps their shapes static."""
@@ -448,7 +455,8 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             current = self._env.get(target.value)
             fact = arith_fact(current, self.fact(original_node.value))
             if current is not None and current.kind is Kind.TENSOR and fact is not None and fact.kind is Kind.TENSOR:
-                fact = replace(fact, origin=current.origin)  # in place: `x += y` cannot change x's dims
+                # in place: `x += y` cannot change x's dims
+                fact = replace(fact, origin=current.origin, dim_map=current.dim_map)
             self._env[target.value] = fact
 
     def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
@@ -566,14 +574,16 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         attr = original_node.attr.value
         receiver = self.fact(original_node.value)
         if attr == "shape":
-            tensor = self._size_source(original_node.value)
-            origin = (tensor,) if tensor else ()
+            source = self._size_source(original_node.value)
+            origin, dim_map = ((source[0],), source[1]) if source else ((), None)
             if self._is_parameter(original_node.value) or (receiver is not None and receiver.fixed):
                 self._set(original_node, STATIC)
             elif receiver is not None and receiver.kind is Kind.TENSOR and receiver.static_dims:
-                self._set(original_node, Fact(Kind.SHAPE, static_dims=receiver.static_dims, origin=origin))
+                self._set(
+                    original_node, Fact(Kind.SHAPE, static_dims=receiver.static_dims, origin=origin, dim_map=dim_map)
+                )
             else:
-                self._set(original_node, Fact(Kind.SHAPE, origin=origin) if origin else SHAPE)
+                self._set(original_node, Fact(Kind.SHAPE, origin=origin, dim_map=dim_map) if origin else SHAPE)
         elif attr in {"values", "indices"} and receiver is not None and receiver.kind is Kind.TENSORS:
             self._set(original_node, TENSOR)  # x.max(dim=1).values
         elif attr == "ndim":
@@ -664,15 +674,20 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._set(original_node, fact)
 
     def _kept_dims(self, node: cst.Call, fact: Fact | None) -> Fact | None:
-        """A tensor method that keeps its receiver's dims (``x.float()``, ``x.clamp(0)``) keeps the
-        receiver's origin: a size read off the result is the parameter's."""
+        """A tensor method that keeps its receiver's dims (``x.float()``, ``x.clamp(0)``) or only
+        moves them (``x.permute(0, 2, 3, 1)``, ``x.transpose(1, 2)``, literal dims) keeps the
+        receiver's origin, with where its dims went: a size read off the result is the parameter's."""
         func = node.func
         if fact is None or fact.kind is not Kind.TENSOR or not isinstance(func, cst.Attribute):
             return fact
         receiver = self.fact(func.value)
         if receiver is None or receiver.kind is not Kind.TENSOR or not receiver.origin:
             return fact
-        return replace(fact, origin=receiver.origin) if func.attr.value in DIM_KEEPING_METHODS else fact
+        method = func.attr.value
+        if method in DIM_KEEPING_METHODS:
+            return replace(fact, origin=receiver.origin, dim_map=receiver.dim_map)
+        moved = _moved_dims(method, node.args, receiver.dim_map)
+        return fact if moved is None else replace(fact, origin=receiver.origin, dim_map=moved)
 
     def _from_static_operands(self, node: cst.Call) -> bool:
         """A torch function, a ``torch.nn`` layer or a method of a static-shaped tensor, called
@@ -745,16 +760,19 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             ):
                 return STATIC
             dims = receiver.static_dims if receiver is not None and receiver.kind is Kind.TENSOR else frozenset()
-            tensor = self._size_source(func.value)
+            source = self._size_source(func.value)
             if method == "size" and not args:
-                return Fact(Kind.SHAPE, static_dims=dims, origin=(tensor,) if tensor else ())
+                return Fact(
+                    Kind.SHAPE, static_dims=dims, origin=(source[0],) if source else (),
+                    dim_map=source[1] if source else None,
+                )
             if method == "size" and len(args) == 1 and not args[0].star:
                 index = number_literal(args[0].value)
                 if index is not None and index in dims:
                     return STATIC
-                return _dim_read((f"{tensor}:{index}",) if tensor and isinstance(index, int) else ())
+                return _dim_read(_source_dim(source, index))
             if method in {"numel", "nelement"} and not args:
-                return sized((f"{tensor}:*",) if tensor else ())
+                return sized((f"{source[0]}:*",) if source else ())
             if method in {"dim", "ndimension"} and not args:
                 return RANK
             if isinstance(func.value, cst.Name) and func.value.value == "self" and self._index is not None:
@@ -820,8 +838,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 if kind is Kind.SHAPE:
                     return RANK
                 if kind is Kind.TENSOR:
-                    tensor = self._size_source(arg)
-                    return _dim_read((f"{tensor}:0",) if tensor else ())
+                    return _dim_read(_source_dim(self._size_source(arg), 0))
                 if kind in (Kind.CONTAINER, Kind.TENSORS):
                     return STATIC  # the length of a Python list or tuple: an int at trace time
                 if kind is None and isinstance(arg, cst.Name) and self._evidence:
@@ -1067,14 +1084,45 @@ def _dim_read(origin: tuple[str, ...]) -> Fact:
 
 
 def _dim_origin(shape: Fact | None, position: object) -> tuple[str, ...]:
-    """The origin of one dim of ``shape`` (``x.shape[1]``, ``b, n = x.shape``)."""
+    """The origin of one dim of ``shape`` (``x.shape[1]``, ``b, n = x.shape``): the parameter's
+    dim it is, through the shape's :attr:`Fact.dim_map`."""
     if shape is None or not isinstance(position, int):
         return ()
-    return tuple(f"{name}:{position}" for name in shape.origin if ":" not in name)
+    dim = mapped_dim(shape.dim_map, position)
+    return () if dim is None else tuple(f"{name}:{dim}" for name in shape.origin if ":" not in name)
+
+
+def _source_dim(source: tuple[str, tuple[int, ...] | None] | None, position: object) -> tuple[str, ...]:
+    """The origin of dim ``position`` of the tensor :meth:`SizeFactsProvider._size_source` names."""
+    if source is None or not isinstance(position, int):
+        return ()
+    dim = mapped_dim(source[1], position)
+    return () if dim is None else (f"{source[0]}:{dim}",)
 
 
 def _sizes_of(element: Fact | None) -> Fact | None:
     """A comprehension of ``element``: a list of sizes when the element is a size."""
     if element is not None and element.kind is Kind.SIZE:
         return Fact(Kind.CONTAINER, sizes=True, origin=element.origin)
+    return None
+
+
+def _moved_dims(method: str, args, dim_map: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """The dim map after ``x.permute(...)`` or ``x.transpose(a, b)`` of a tensor with ``dim_map``,
+    when the dims are non-negative literals; None otherwise (the dims cannot be followed)."""
+    values = [a.value for a in args if a.keyword is None and not a.star]
+    if len(values) == 1 and isinstance(values[0], (cst.Tuple, cst.List)):  # x.permute((0, 2, 1))
+        values = [e.value for e in values[0].elements]
+    dims = [number_literal(v) for v in values]
+    if not dims or not all(isinstance(d, int) and d >= 0 for d in dims) or len(values) != len(args):
+        return None
+    if method == "permute" and sorted(dims) == list(range(len(dims))):
+        old = [mapped_dim(dim_map, d) for d in range(len(dims))]
+        return None if None in old else tuple(old[d] for d in dims)  # type: ignore[misc]
+    if method in {"transpose", "swapaxes", "swapdims"} and len(dims) == 2:
+        a, b = dims
+        width = max(a, b) + 1
+        moved = [mapped_dim(dim_map, d) for d in range(max(width, len(dim_map or ())))]
+        moved[a], moved[b] = moved[b], moved[a]
+        return tuple(moved)  # type: ignore[arg-type]
     return None

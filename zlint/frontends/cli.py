@@ -325,7 +325,8 @@ def _explanation(d, settings) -> list[tuple[str, str]]:
     records, _ = sizes_of(d, workload)
     by_origin = {r.origin: r for r in records}
     for origin in d.reads.split():
-        record = by_origin.get(origin)
+        name, sep, dim = origin.partition(":")
+        record = by_origin.get(name.partition("?")[0] + sep + dim)
         text = record.describe() if record is not None else f"{_origin_text(origin)}: not recorded"
         lines.append(("size", text))
     return lines
@@ -333,7 +334,11 @@ def _explanation(d, settings) -> list[tuple[str, str]]:
 
 def _origin_text(origin: str) -> str:
     name, _, dim = origin.partition(":")
-    return f"`{name}.numel()`" if dim == "*" else f"`{name}.size({dim})`"
+    name, conditional, lines = name.partition("?")
+    where = f" (unless line {lines.replace(',', ' or ')} rebinds it)" if conditional else ""
+    if not dim:
+        return f"`{name}.shape`{where}"
+    return (f"`{name}.numel()`" if dim == "*" else f"`{name}.size({dim})`") + where
 
 
 def _error(message: str) -> int:

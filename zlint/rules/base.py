@@ -31,11 +31,12 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from zlint.candidates.gates import gate_of
 from zlint.candidates.gates.gate import TextCheck, anywhere
+from zlint.core.ast_walk import binding_lines
 from zlint.core.diagnostics import Diagnostic, Fix
 from zlint.cst.positions import StatementPositions
 from zlint.facts.compiled_scope import CompiledScope, compute_compiled_scope
 from zlint.facts.imports import ImportMap
-from zlint.facts.lattice import Fact, Kind
+from zlint.facts.lattice import CONDITIONAL, Fact, Kind
 from zlint.facts.literals import number_literal
 from zlint.facts.loops import LoopFacts
 from zlint.facts.size_facts import SizeFactsProvider
@@ -237,9 +238,25 @@ class SizeFactsRule(Rule):
     def report(
         self, node: cst.CSTNode, message: str, fix: Fix | None = None, tier: str | None = None, needs: str = ""
     ) -> None:
-        self._append(
-            node, message, fix, tier, needs, reads=" ".join(self.sizes_read(node)), threshold=self.threshold_of(node)
-        )
+        reads = " ".join(self._with_binding_lines(self.sizes_read(node), node))
+        self._append(node, message, fix, tier, needs, reads=reads, threshold=self.threshold_of(node))
+
+    def _with_binding_lines(self, origins: tuple[str, ...], node: cst.CSTNode) -> list[str]:
+        """The origins, each conditional one (``"x?:0"``: the parameter's only where no statement
+        that binds ``x`` ran, :data:`~zlint.facts.lattice.CONDITIONAL`) with the lines of those
+        statements (``"x?12,15:0"``), for a recording to tell; dropped when they cannot be found."""
+        out = []
+        for origin in origins:
+            name, sep, dim = origin.partition(":")
+            if not name.endswith(CONDITIONAL):
+                out.append(origin)
+                continue
+            tree = self.context.tree
+            line = self.get_metadata(PositionProvider, node).start.line
+            lines = binding_lines(tree, line, name[: -len(CONDITIONAL)]) if tree is not None else None
+            if lines:
+                out.append(f"{name}{','.join(map(str, lines))}{sep}{dim}")
+        return out
 
     def threshold_of(self, node: cst.CSTNode) -> str:
         """``">=64"`` when ``node`` compares exactly one dim's size with a number (either side)."""
@@ -265,9 +282,11 @@ class SizeFactsRule(Rule):
         while pending:
             current = pending.pop()
             fact = self.fact(current)
-            if fact is not None and fact.origin and fact.kind in (Kind.SIZE, Kind.SHAPE):
+            if fact is not None and (fact.kind is Kind.SIZE or (fact.origin and fact.kind is Kind.SHAPE)):
+                # its parts say the same, less precisely; a size of no known origin (a dim that
+                # cannot be told: `x.transpose(1, 2).shape[-1]`) is not its shape's
                 seen.update(dict.fromkeys(fact.origin))
-                continue  # its parts say the same, less precisely
+                continue
             pending.extend(reversed(current.children))
         return tuple(seen)
 

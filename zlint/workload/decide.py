@@ -164,12 +164,26 @@ def sizes_of(d: Diagnostic, workload) -> tuple[list[SizeRecord], int]:
     unseen = 0
     functions = _functions_named(workload, d.path, d.function) if d.function else []
     for origin in d.reads.split():
-        record = _record_of(origin, functions)
+        origin = _unconditional(origin, d.path, workload)
+        record = _record_of(origin, functions) if origin is not None else None
         if record is None:
             unseen += 1
         else:
             records.append(record)
     return records, unseen
+
+
+def _unconditional(origin: str, path: str, workload) -> str | None:
+    """``origin`` as a parameter's dim (``"x:0"``), or None: a conditional one (``"x?12,15:0"``:
+    the parameter's only where none of the statements on those lines, which bind ``x``, ran,
+    :data:`zlint.facts.lattice.CONDITIONAL`) when the recording ran one of them."""
+    name, sep, dim = origin.partition(":")
+    name, conditional, lines = name.partition("?")
+    if not conditional:
+        return origin
+    if not lines or any(workload.ran(path, int(line)) for line in lines.split(",") if line.isdigit()):
+        return None
+    return f"{name}{sep}{dim}"
 
 
 def _functions_named(workload, path: str, function: str) -> list:
