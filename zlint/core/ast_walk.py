@@ -39,9 +39,11 @@ def dotted_path(node: ast.AST) -> str | None:
 
 
 def binding_lines(tree: ast.Module, line: int, name: str) -> list[int]:
-    """The lines of the statements that bind ``name`` in the innermost function holding ``line``
-    (assignments, loop and ``with`` targets, ``del``, imports, a nested ``def`` of that name; not
-    the nested scopes' own bindings), sorted; empty outside any function."""
+    """The lines before ``line`` of the statements that bind ``name`` in the innermost function
+    holding ``line`` (assignments, loop and ``with`` targets, ``del``, imports, a nested ``def`` of
+    that name; not the nested scopes' own bindings), sorted; empty outside any function. What
+    binds the name after the read cannot reach it but through a loop around both, which the
+    caller rules out."""
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
     holder = None
     for node in walk(tree):
@@ -65,4 +67,4 @@ def binding_lines(tree: ast.Module, line: int, name: str) -> list[int]:
         elif isinstance(node, ast.alias) and (node.asname or node.name.partition(".")[0]) == name:
             found.add(getattr(node, "lineno", holder.lineno))
         pending.extend(ast.iter_child_nodes(node))
-    return sorted(found)
+    return sorted(n for n in found if n < line)

@@ -271,13 +271,9 @@ def _explain(argv: Sequence[str]) -> int:
         return _error(f"{where}: no such file")
     if not any(os.path.samefile(where, p) or _inside(where, p) for p in args.paths if os.path.exists(p)):
         args.paths = [*args.paths, where]
-    request = _request(args)
-    if isinstance(request, int):
-        return request
-    try:
-        outcome = pipeline.run(request)
-    except pipeline.RunError as exc:
-        return _error(str(exc))
+    outcome = _run(args)
+    if isinstance(outcome, int):
+        return outcome
     number = int(line)
     found = sorted(
         d for d in (*outcome.diagnostics, *outcome.hidden_findings)
@@ -385,14 +381,19 @@ def found_summary(
 
 
 def check(args: argparse.Namespace) -> int:
+    outcome = _run(args)
+    return outcome if isinstance(outcome, int) else _report(args, outcome)
+
+
+def _run(args: argparse.Namespace) -> pipeline.Outcome | int:
+    """The run the options ask for, or the exit status of what stopped it (printed)."""
     request = _request(args)
     if isinstance(request, int):
         return request
     try:
-        outcome = pipeline.run(request)
+        return pipeline.run(request)
     except pipeline.RunError as exc:
         return _error(str(exc))
-    return _report(args, outcome)
 
 
 def _request(args: argparse.Namespace) -> pipeline.Request | int:

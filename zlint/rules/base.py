@@ -256,6 +256,8 @@ class SizeFactsRule(Rule):
             lines = binding_lines(tree, line, name[: -len(CONDITIONAL)]) if tree is not None else None
             if lines:
                 out.append(f"{name}{','.join(map(str, lines))}{sep}{dim}")
+            elif lines is not None:  # bound only after the read: the parameter there
+                out.append(f"{name[: -len(CONDITIONAL)]}{sep}{dim}")
         return out
 
     def threshold_of(self, node: cst.CSTNode) -> str:
