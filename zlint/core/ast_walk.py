@@ -46,10 +46,18 @@ def binding_lines(tree: ast.Module, line: int, name: str) -> list[int]:
     caller rules out."""
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
     holder = None
-    for node in walk(tree):
-        if isinstance(node, functions) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            if holder is None or node.lineno >= holder.lineno:
-                holder = node
+    around: ast.AST | None = tree
+    while around is not None:  # down the nodes whose lines hold ``line``: no walk of the file
+        if isinstance(around, functions):
+            holder = around
+        around = next(
+            (
+                child for child in ast.iter_child_nodes(around)
+                if isinstance(child, (ast.stmt, ast.excepthandler))
+                and child.lineno <= line <= (child.end_lineno or child.lineno)
+            ),
+            None,
+        )
     if holder is None:
         return []
     found: set[int] = set()

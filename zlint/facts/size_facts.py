@@ -126,10 +126,11 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._functions: list[cst.FunctionDef | cst.Lambda] = []
         #: per enclosing function: the bindings counted so far and the evidence of its body
         self._bindings: list[Bindings] = []
-        #: per function being walked: the names its body binds (:meth:`_size_source`)
-        self._rebound: list[frozenset[str]] = []
-        #: per loop the walk is in: the names its body binds (:meth:`_size_source`)
-        self._loop_bound: list[frozenset[str]] = []
+        #: the functions and the loops the walk is in, whose bound names :meth:`_size_source` asks
+        self._rebound: list[cst.FunctionDef | cst.Lambda] = []
+        self._loop_bound: list[cst.For | cst.While] = []
+        #: id(function or loop) -> the names it binds, read only where a size read asks
+        self._bound: dict[int, frozenset[str]] = {}
         #: isinstance narrowings of the enclosing if-bodies (None where the test is no isinstance)
         self._narrowed: list[tuple[str, tuple[str, int], bool] | None] = []
         #: per enclosing function: names bound as loop targets (counters of unrolled loops)
@@ -190,16 +191,28 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         if name is None:
             return None
         head = name.partition(".")[0]
-        if any(head in bound for bound in self._loop_bound):
+        # a name the function never binds holds the caller's value everywhere: no loop to look at
+        rebound = bool(self._rebound) and head in self._binds(self._rebound[-1])
+        if rebound and any(head in self._binds(loop) for loop in self._loop_bound):
             return None
         fact = self.fact(tensor)
         if fact is not None and fact.kind is Kind.TENSOR and fact.origin and "." not in name:
             return fact.origin[0], fact.dim_map
-        if self._rebound and head in self._rebound[-1]:
+        if rebound:
             # the parameter's dims only where no statement that binds the name ran: a recording
             # can tell (zlint.workload.decide, with the binding lines the finding names)
             return f"{name}{CONDITIONAL}", None
         return name, None
+
+    def _binds(self, node: cst.FunctionDef | cst.Lambda | cst.For | cst.While) -> frozenset[str]:
+        """The names a function's body or a loop binds, walked once, when a size read first asks
+        (most functions read no size off a name they bind)."""
+        found = self._bound.get(id(node))
+        if found is None:
+            found = self._bound[id(node)] = (
+                bound_names(node) if isinstance(node, (cst.FunctionDef, cst.Lambda)) else bound_in(node)
+            )
+        return found
 
     def _is_parameter(self, node: cst.BaseExpression) -> bool:
         """A parameter or buffer (:mod:`zlint.facts.parameters`): dynamo keeps their shapes static."""
@@ -343,7 +356,7 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._held = self._held.new_child()
         self._functions.append(node)
         self._bindings.append(Bindings())
-        self._rebound.append(bound_names(node))
+        self._rebound.append(node)
         self._loop_targets.append(set())
         evidence = (
             scan_function(node, self.imports.qualify, self._layer_of, self.imports.imports("numpy"))
@@ -466,13 +479,13 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
         self._set(original_node, fact)
 
     def visit_For(self, node: cst.For) -> None:
-        self._loop_bound.append(bound_in(node))
+        self._loop_bound.append(node)
 
     def leave_For(self, original_node: cst.For) -> None:
         self._loop_bound.pop()
 
     def visit_While(self, node: cst.While) -> None:
-        self._loop_bound.append(bound_in(node))
+        self._loop_bound.append(node)
 
     def leave_While(self, original_node: cst.While) -> None:
         self._loop_bound.pop()

@@ -125,7 +125,7 @@ class PendingIndex:
             with time_budget(self._budget):
                 scopes = classify(found, self._whole)
         except BudgetExceeded as exc:  # each file by itself (cheap), and the run says so; not stored
-            scopes = {s.path: scope for s in found if (scope := _scope_alone(s, self._budget)) is not None}
+            scopes = {s.path: scope for s in found if (scope := scope_alone(s, self._budget)) is not None}
             return ProjectIndex(scopes, (
                 f"the project index took longer than its time budget ({exc.seconds:g} s; the file-time-budget "
                 "setting): each file's findings are placed by the file alone",
@@ -151,7 +151,7 @@ class PendingIndex:
             pass  # a read-only disk must not fail the lint
 
 
-def _scope_alone(summary: FileSummary, budget: float | None) -> FileScope | None:
+def scope_alone(summary: FileSummary, budget: float | None) -> FileScope | None:
     """The file's scope as a project of its own (as ``zlint FILE``), or None past ``budget``."""
     try:
         with time_budget(budget):

@@ -29,7 +29,7 @@ from zlint.engine.discovery import PathProblem, SettingsResolver, discover
 from zlint.engine.incremental import Memo
 from zlint.scope.classify import FileScope, classify
 from zlint.scope.file_summary import FileSummary
-from zlint.scope.index import summary_of
+from zlint.scope.index import scope_alone, summary_of
 from zlint.scope.placement import workload_of
 from zlint.workload.model import WorkloadError
 
@@ -339,9 +339,8 @@ def _content(path: Path) -> bytes | None:
 
 def _alone(summary: FileSummary, last: FileScope | None, budget: float | None = None) -> FileScope | None:
     try:
-        with time_budget(budget):
-            return classify([summary])[summary.path]
-    except (Exception, BudgetExceeded):  # noqa: BLE001 - keep the last scope rather than fail the edit
+        return scope_alone(summary, budget) or last  # past the budget: the last scope
+    except Exception:  # noqa: BLE001 - keep the last scope rather than fail the edit
         return last
 
 
