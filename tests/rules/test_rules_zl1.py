@@ -47,7 +47,7 @@ def f(x: torch.Tensor, y: torch.Tensor, flag: bool):
     assert codes_at(code) == [(5, 12, "ZL101"), (6, 26, "ZL101"), (7, 12, "ZL101"), (7, 31, "ZL101")]
 
 
-def test_a_size_bool_branched_on_later_is_reported_at_the_comparison():
+def test_a_size_bool_is_reported_where_python_takes_its_truth():
     code = """\
 import torch.nn.functional as F
 def attn(q, k, v, mask):
@@ -58,8 +58,40 @@ def attn(q, k, v, mask):
         pass
     return F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
 """
-    # one finding for one comparison, however often its bool is used
+    # one finding for one comparison, however often its bool is used; `and` takes the truth of
+    # `q.shape[2] > 1` where it is bound, so dynamo guards there
     assert codes_at(code) == [(3, 17, "ZL101")]
+    alone = """\
+def step(x, cache):
+    n = x.shape[0]
+    single = n == 1
+    y = x + 1
+    if not single:
+        y = y * 2
+    if single:
+        y = y * 3
+    seen = not (n == 1)
+    if seen:
+        y = y + 1
+    return y
+"""
+    # a name holding the comparison alone: building it guards nothing, the first test guards
+    # (the workloads' oracle on torch 2.13: the guard is on the `if`, not the assignment); `not`
+    # takes its truth where it is bound
+    assert codes_at(alone) == [(5, 12, "ZL101"), (9, 17, "ZL101")]
+    assert lint(alone)[0].message.startswith("`single` (`n == 1`, line 3) branches on a size being 1")
+    carried = """\
+def blocks(hidden, layers):
+    for index, layer in enumerate(layers):
+        flag = hidden.size(1) > 2
+        flag = flag and index > 0
+        if flag:
+            hidden = layer(hidden)
+    return hidden
+"""
+    # `flag and index > 0` takes the truth of the first `flag` where it rebinds it (funnel's
+    # pooling_flag): the guard is there, not at the `if` that reads the second binding
+    assert codes_at(carried) == [(4, 16, "ZL103")]
 
 
 def test_a_size_bool_passed_straight_into_an_op():

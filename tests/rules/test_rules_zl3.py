@@ -222,3 +222,125 @@ def f(x: torch.Tensor, counts, n: int, idx):
 """
     assert zl3(code) == [(4, 14, "ZL301"), (6, 9, "ZL301"), (7, 13, "ZL301")]
     assert "is a tensor used as a size: graph break" in lint(code, ZL3)[0].message
+
+
+def test_a_registered_buffer_or_parameter_is_a_tensor_whose_value_breaks_a_branch():
+    # measured with the shared workloads' oracle (torch 2.14.1, sizes 0..8): a graph break at the
+    # `if` on the buffer's value; its shape is static, so the shape tests stay quiet
+    code = """\
+import torch
+from torch import nn
+class Norm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("initialized", torch.tensor(0))
+        self.scale = nn.Parameter(torch.ones(4))
+        self.proj = nn.Linear(4, 4)
+        self.eps = 1e-5
+    def forward(self, x):
+        if not self.initialized:
+            pass
+        if self.scale.abs().max() > 10:
+            pass
+        if self.scale.shape[0] > 2:
+            pass
+        if self.eps > 0:
+            pass
+        if self.proj is not None and self.training:
+            pass
+        return self.proj(x)
+"""
+    assert zl3(code) == [(11, 16, "ZL303"), (13, 12, "ZL303")]
+
+
+def test_a_comparison_a_tensor_only_method_is_called_on_is_a_mask():
+    # `ids` is known as a tensor only by how the comparison is used: only a tensor has
+    # unsqueeze/expand_as; measured with the workloads' oracle on 2.14.1: a graph break at e[mask]
+    code = """\
+import torch
+def f(ids, e, tok: int, n: int, names):
+    mask = (ids == tok).unsqueeze(-1).expand_as(e)
+    picked = e[mask]
+    same = (n == tok)
+    kept = names[same]
+    listed = (n == tok).bit_length()
+    return picked, kept, listed
+"""
+    assert zl3(code) == [(4, 14, "ZL305")]
+
+
+def test_numpy_random_draws_that_break_the_graph():
+    # measured with the workloads' oracle on torch 2.13.0 and 2.14.1: a break at each reported
+    # call; an array drawn with a size and kept an array traced without one
+    code = """\
+import numpy as np
+import numpy.random as npr
+from numpy.random import randint as draw_int
+import torch
+class M(torch.nn.Module):
+    def forward(self, x):
+        a = np.random.random()
+        b = npr.uniform(0, 1)
+        c = draw_int(0, 4)
+        d = np.random.choice([1, 2, 3])
+        e = np.random.rand(1).item()
+        f = float(np.random.randn(1))
+        g = np.random.permutation(8)
+        h = np.random.default_rng(0)
+        i = np.random.normal(0, 1, size=None)
+        kept = np.random.rand(3)
+        sized = np.random.uniform(0, 1, (2, 2))
+        by_keyword = np.random.choice([1, 2], size=4)
+        np.random.seed(0)
+        np.random.shuffle(kept)
+        other = torch.rand(())
+        listed = [0, 1].copy()
+        return x
+"""
+    found = codes_at(code, Settings(select=("ZL309",)))
+    assert found == [
+        (7, 13, "ZL309"), (8, 13, "ZL309"), (9, 13, "ZL309"), (10, 13, "ZL309"), (11, 13, "ZL309"),
+        (12, 13, "ZL309"), (13, 13, "ZL309"), (14, 13, "ZL309"), (15, 13, "ZL309"),
+    ]
+    messages = [d.message for d in lint(code, Settings(select=("ZL309",)))]
+    assert messages[0].startswith("`np.random.random()` draws a Python number, which dynamo reads back")
+    assert messages[4].startswith("`np.random.rand(1).item()` reads a numpy draw back into Python")
+    assert messages[6].startswith("`np.random.permutation(8)`: dynamo cannot trace `numpy.random.permutation`")
+
+
+def test_the_numpy_random_functions_dynamo_traces_are_torchs():
+    # the table is data: it must name what torch's numpy layer provides, no more and no less
+    # (read from the installed torch's source: importing torch costs the test run seconds)
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    from zlint.rules.api import TRACED_NUMPY_RANDOM
+
+    spec = importlib.util.find_spec("torch")
+    assert spec is not None and spec.origin is not None
+    tree = ast.parse((Path(spec.origin).parent / "_numpy" / "random.py").read_text(encoding="utf-8"))
+    exported = next(
+        node.value for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets)
+    )
+    assert set(TRACED_NUMPY_RANDOM) == set(ast.literal_eval(exported))
+
+
+def test_a_flag_named_like_a_parameter_is_no_tensor():
+    # e3nn's NormActivation: `self.bias = bias` (a bool) and `self.biases = nn.Parameter(...)`
+    code = """\
+import torch
+from torch import nn
+class NormActivation(nn.Module):
+    def __init__(self, bias: bool):
+        super().__init__()
+        self.bias = bias
+        if self.bias:
+            self.biases = nn.Parameter(torch.zeros(4))
+    def forward(self, x):
+        if self.bias:
+            x = x + self.biases
+        return x
+"""
+    assert zl3(code) == []

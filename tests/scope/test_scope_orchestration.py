@@ -898,3 +898,34 @@ def test_a_loss_criterion_is_compiled_only_where_a_compiled_forward_calls_it():
         ("compiled", "forward of GlossEncoder"),  # a near miss by name
         ("compiled", "passed to torch.compile"),
     ]
+
+
+def test_a_data_package_helper_that_compiled_code_calls_is_compiled(tmp_path):
+    # a package folder named `data/` is host-side by its name, but reaching compiled code wins
+    # over a name: a model's forward that calls its helper runs it compiled
+    for package in ("pkg", "pkg/data", "pkg/models"):
+        (tmp_path / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / package / "__init__.py").write_text("")
+    found = scopes(
+        {
+            str(tmp_path / "pkg" / "data" / "utils.py"): """
+                def pad_to_multiple(x, multiple):
+                    return x  # <-
+
+                def collate(batch):
+                    return batch  # <-
+                """,
+            str(tmp_path / "pkg" / "models" / "net.py"): """
+                from torch import nn
+                from ..data.utils import pad_to_multiple
+
+                class Net(nn.Module):
+                    def forward(self, x):
+                        return pad_to_multiple(x, 8)  # <-
+                """,
+        }
+    )
+    assert list(found.values()) == [
+        [("compiled", "called from Net.forward"), ("never", "data pipeline (runs in the data loader): data/ package")],
+        [("compiled", "forward of Net")],
+    ]

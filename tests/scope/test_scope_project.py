@@ -768,3 +768,151 @@ def test_classify_leaves_the_summaries_it_is_given_as_they_were():
     first = classify([summary])["m.py"]
     assert {q: (f.calls, f.branch_calls) for q, f in summary.functions.items()} == before
     assert classify([summary])["m.py"] == first
+
+
+def test_functions_in_a_dispatch_table_run_where_a_reader_of_the_table_runs():
+    # transformers' attention: `ALL_ATTENTION_FUNCTIONS.get_interface(impl, eager)` on an instance
+    # of a class whose body holds the table; the workloads' oracle saw dynamo trace (and break in)
+    # sdpa_attention_forward that way, which zlint took for code nothing compiled calls
+    found = scopes({
+        "pkg/attn.py": """
+            def sdpa_forward(module, q):
+                return q  # <- sdpa
+            def flash_forward(module, q):
+                return q  # <- flash
+            def paged_forward(module, q):
+                return q  # <- paged
+            def unlisted(module, q):
+                return q  # <- unlisted
+            def gelu(x):
+                return x  # <- gelu
+            class Interface:
+                _mapping = {"sdpa": sdpa_forward}
+                def get_interface(self, name, default):
+                    return self._mapping.get(name, default)
+            ALL_FUNCTIONS = Interface()
+            OPS = {"flash": flash_forward}
+            NAMES = ("sdpa", "flash")
+            def act(x, kind):
+                table = {"gelu": gelu}
+                return table[kind](x)
+        """,
+        "pkg/model.py": """
+            from torch import nn
+            from .attn import ALL_FUNCTIONS, OPS, act
+            class Attention(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.kernels = [paged_forward]
+                def forward(self, q, impl):
+                    fn = ALL_FUNCTIONS.get_interface(impl, None)
+                    q = OPS[impl](self, fn(self, q))
+                    q = self.kernels[0](self, q)
+                    return act(q, "gelu")
+            from .attn import paged_forward
+        """,
+    })["pkg/attn.py"]
+    assert found == {
+        3: ("compiled", "called from Attention.forward"),
+        5: ("compiled", "called from Attention.forward"),
+        7: ("compiled", "called from Attention.forward"),
+        9: ("unknown", "no compiled caller found"),
+        11: ("compiled", "called from act"),
+    }
+
+
+def test_a_table_no_compiled_code_reads_reaches_nothing():
+    found = scopes({
+        "m.py": """
+            from torch import nn
+            def relu_forward(x):
+                return x  # <- relu
+            ACTIVATIONS = {"relu": relu_forward}
+            NAMES = list(ACTIVATIONS)
+            def build(name):
+                return ACTIVATIONS[name]  # <- build
+            class Block(nn.Module):
+                def forward(self, x):
+                    return x.relu()  # <- forward
+        """,
+    })["m.py"]
+    assert found[4] == ("unknown", "no compiled caller found")
+    assert found[8][0] == "unknown"
+
+
+def test_an_operand_skipped_whether_or_not_a_name_is_none_is_never_compiled(tmp_path):
+    # transformers' masking_utils: `not (mask is not None and is_tracing(mask)) and (mask is None or
+    # mask.all())`: with a mask the first operand stops the chain, without one the `or` does, so
+    # `mask.all()` never runs compiled (the workloads' oracle never saw bert's compiled run reach it)
+    (tmp_path / "masks.py").write_text(textwrap.dedent(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x, mask: torch.Tensor | None, other: torch.Tensor | None):
+                if not (mask is not None and torch.compiler.is_compiling()) and (mask is None or mask.all()):
+                    return x
+                if (mask is None or torch.compiler.is_compiling()) and (other is None or other.all()):
+                    return x
+                if (mask is None or torch.compiler.is_compiling()) and (mask is None or mask.any()):
+                    return x
+                return x
+        """
+    ))
+    found = _findings(tmp_path, "--no-cache", "--scope", "all", "masks.py")
+    assert found == [
+        ("masks.py", 7, "ZL303", "never", "not evaluated under torch.compile"),
+        ("masks.py", 9, "ZL303", "compiled", "forward of Net"),  # `other` None or not: unknown
+        ("masks.py", 11, "ZL303", "compiled", "forward of Net"),  # runs compiled when there is a mask
+    ]
+
+
+def test_below_a_guard_that_returns_dynamo_knows_what_it_tested_against_none(tmp_path):
+    # transformers' masking_utils: `if exporting() or (mask is not None and is_tracing(mask)):
+    # return False` leaves dynamo only the path where `mask` is None, so a later `mask is None or
+    # fast_all(mask)` never evaluates `fast_all(mask)` compiled (the workloads' oracle: the line ran
+    # eagerly, never traced); a name rebound since, or a guard nested in a branch, says nothing
+    (tmp_path / "masks.py").write_text(textwrap.dedent(
+        """
+        import torch
+        from torch import nn
+
+        def narrowed(mask: torch.Tensor | None, q: int):
+            if torch.compiler.is_exporting() or (mask is not None and torch.compiler.is_compiling()):
+                return False
+            if q == 1 and (mask is None or mask.all()):
+                return True
+            if mask is not None:
+                if mask.any():
+                    return True
+            return False
+
+        def rebound(mask: torch.Tensor | None, other: torch.Tensor):
+            if mask is not None and torch.compiler.is_compiling():
+                return False
+            mask = other
+            if mask is None or mask.all():
+                return True
+            return False
+
+        def nested(mask: torch.Tensor | None, flag: bool):
+            if flag:
+                if mask is not None and torch.compiler.is_compiling():
+                    return False
+            if mask is None or mask.all():
+                return True
+            return False
+
+        class Net(nn.Module):
+            def forward(self, x, m, o):
+                return narrowed(m, x.shape[0]), rebound(m, o), nested(m, True)
+        """
+    ))
+    found = _findings(tmp_path, "--no-cache", "--scope", "all", "--select", "ZL303", "masks.py")
+    assert found == [
+        ("masks.py", 8, "ZL303", "never", "not evaluated under torch.compile"),
+        ("masks.py", 11, "ZL303", "never", "branch not taken under torch.compile"),
+        ("masks.py", 19, "ZL303", "compiled", "called from Net.forward"),
+        ("masks.py", 27, "ZL303", "compiled", "called from Net.forward"),
+    ]

@@ -189,10 +189,13 @@ def summarize(tree: ast.Module) -> tuple[list[Unit], FunctionSummary]:
         if len(unit.classes) <= 1 and id(unit.node) in direct:
             index.helpers[(unit.classes[0].name if unit.classes else None, unit.node.name)] = unit.summary
     layers: dict[int, set[str]] = {}
+    registered: dict[int, set[str]] = {}
     for unit in units:
         for cls in unit.classes:
             layers.setdefault(id(cls), set()).update(unit.summary.self_calls)
+            registered.setdefault(id(cls), set()).update(unit.summary.self_registered)
     index.set_layers(layers)
+    index.set_registered(registered)
     return units, module
 
 

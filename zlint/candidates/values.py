@@ -84,11 +84,22 @@ class ModuleIndex:
         self.helpers: dict[tuple[str | None, str], ValueReadings] = {}
         self._returning: set[tuple[int, str]] = set()
         self._layers: dict[int, frozenset[str]] = {}
+        self._registered: dict[int, frozenset[str]] = {}
 
     def layers(self, cls: ast.ClassDef) -> frozenset[str]:
         """The ``self.<attr>`` a class assigns a call to, anywhere in its code: those that may
         hold a torch.nn layer or a submodule (filled by :func:`set_layers`)."""
         return self._layers.get(id(cls), frozenset())
+
+    def registered(self, cls: ast.ClassDef) -> frozenset[str]:
+        """The ``self.<attr>`` a class registers as a buffer or parameter, anywhere in its code
+        (filled by :func:`set_registered`)."""
+        return self._registered.get(id(cls), frozenset())
+
+    def set_registered(self, registered: dict[int, set[str]]) -> None:
+        """Record, per class (by the ``id`` of its ``ast.ClassDef``), the ``self.<attr>`` its
+        methods register as buffers or parameters."""
+        self._registered = {key: frozenset(names) for key, names in registered.items()}
 
     def set_layers(self, layers: dict[int, set[str]]) -> None:
         """Record, per class (by the ``id`` of its ``ast.ClassDef``), the ``self.<attr>`` its
@@ -174,6 +185,26 @@ class ValueReadings:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 names.update(t.attr for t in targets if is_self_attribute(t))
         return frozenset(names)
+
+    @cached_property
+    def self_registered(self) -> frozenset[str]:
+        """The ``self.<attr>`` this code registers as a buffer or parameter
+        (``self.register_buffer("table", ...)``, ``self.w = nn.Parameter(...)``): tensors."""
+        names = set()
+        for node in self.of(ast.Assign, ast.AnnAssign):
+            if isinstance(node.value, ast.Call) and (callee_name(node.value) or "").endswith("Parameter"):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(t.attr for t in targets if is_self_attribute(t))
+        for call in self.calls(("register_buffer", "register_parameter")):
+            if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+                names.add(call.args[0].value)
+        return frozenset(names)
+
+    @cached_property
+    def registered(self) -> frozenset[str]:
+        """The ``self.<attr>`` the enclosing classes (or this code) register as buffers or
+        parameters (:mod:`zlint.facts.modules`)."""
+        return frozenset(a for c in self._classes for a in self.index.registered(c)) | self.self_registered
 
     @cached_property
     def self_reads(self) -> frozenset[str]:
@@ -335,7 +366,10 @@ class ValueReadings:
         if isinstance(node, ast.Subscript):
             return self._tensor(node.value)
         if isinstance(node, ast.Attribute):
-            return node.attr in TENSOR_VIEW_ATTRIBUTES and self._tensor(node.value)
+            # a registered buffer or parameter of the class (zlint.facts.modules) is a tensor
+            return (node.attr in TENSOR_VIEW_ATTRIBUTES and self._tensor(node.value)) or (
+                is_self_attribute(node) and node.attr in self.registered
+            )
         if isinstance(node, ast.BinOp):
             return isinstance(node.op, ast.MatMult) or self._tensor(node.left) or self._tensor(node.right)
         if isinstance(node, ast.UnaryOp):
@@ -400,9 +434,11 @@ class ValueReadings:
             name = callee_name(node)
             if name in MASK_METHODS or name in {"any", "all"} or self._requests_bool(node):
                 return True
-            return name in MASK_PRESERVING_METHODS and isinstance(node.func, ast.Attribute) and self._mask(
-                node.func.value
-            )
+            if name in MASK_PRESERVING_METHODS and isinstance(node.func, ast.Attribute):
+                receiver = node.func.value
+                # (ids == tok).unsqueeze(-1): only a tensor has the method, so the comparison is a mask
+                return self._mask(receiver) or (name in TENSOR_ONLY_METHODS and _elementwise(receiver))
+            return False
         if isinstance(node, ast.Subscript):
             return self._mask(node.value)
         if isinstance(node, ast.BinOp):
@@ -563,6 +599,11 @@ class ValueReadings:
         for node in self.of(ast.Call):
             if wanted is None or callee_name(node) in wanted:
                 yield node
+
+
+def _elementwise(node: ast.AST) -> bool:
+    """A comparison that is elementwise on a tensor (``a == b``, not ``a is b`` or ``a in b``)."""
+    return isinstance(node, ast.Compare) and all(isinstance(op, ELEMENTWISE_COMPARISONS) for op in node.ops)
 
 
 def literal_number(node: ast.AST) -> int | float | None:

@@ -43,6 +43,13 @@ COMPARISON_OPS = (
 )
 
 
+
+def elementwise_comparison(node: cst.BaseExpression) -> bool:
+    """A comparison a tensor makes elementwise (``a == b``, ``a > b``; not ``is`` or ``in``)."""
+    return isinstance(node, cst.Comparison) and all(
+        isinstance(t.operator, COMPARISON_OPS) for t in node.comparisons
+    )
+
 class Reading(NamedTuple):
     """What one comparison compares a size with (:meth:`ComparisonFacts._compare`)."""
 

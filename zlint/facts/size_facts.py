@@ -27,7 +27,7 @@ import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
 from zlint.facts.call_sites import CallSites
-from zlint.facts.comparisons import ComparisonFacts, names_fixed_size
+from zlint.facts.comparisons import ComparisonFacts, elementwise_comparison, names_fixed_size
 from zlint.facts.helpers import FunctionIndex, syntactic_size
 from zlint.facts.imports import ImportMap, dotted_name
 from zlint.facts.lattice import (
@@ -612,6 +612,14 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             and attr in self._container_attrs[-1]
         ):
             self._set(original_node, CONTAINER)
+        elif (
+            isinstance(original_node.value, cst.Name) and original_node.value.value == "self" and self._classes
+            and attr in self._classes[-1][1].parameters
+        ):
+            # a buffer or parameter the class registers (not any `self.bias`: a flag may have that
+            # name): a tensor whose shape dynamo keeps static, whose values it traces as a graph
+            # input (a branch on them breaks the graph)
+            self._set(original_node, Fact(Kind.TENSOR, fixed=True))
 
     # -- comprehensions: their targets take parameters too (`sum(p.numel() for p in m.parameters())`)
     def _enter_comprehension(self, node: cst.BaseComp) -> None:
@@ -759,7 +767,12 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 return True
             # ops that keep the dtype of a mask: m[...], ~m, m.flatten(), m.view(...)
             receiver = self.fact(func.value)
-            return receiver is not None and receiver.boolean and method in MASK_PRESERVING_METHODS
+            if method not in MASK_PRESERVING_METHODS:
+                return False
+            if receiver is not None:
+                return receiver.boolean
+            # (ids == tok).unsqueeze(-1): only a tensor has the method, so the comparison is a mask
+            return method in TENSOR_ONLY_METHODS and elementwise_comparison(func.value)
         return False
 
     def _call_fact(self, node: cst.Call) -> Fact | None:

@@ -29,6 +29,7 @@ from zlint.candidates.gates.data_dependent import (
     REPEAT_INTERLEAVE,
     SIZED_FACTORIES,
     TENSOR_CHECKS,
+    TRACED_NUMPY_RANDOM,
     UNIQUE_FUNCTIONS,
     VALUE_CONVERSIONS,
 )
@@ -76,8 +77,8 @@ __all__ = [
     # the words a visitor matches as its gate does (zlint/candidates/gates/), or as the facts do
     "DESCRIBING_METHODS", "ITERATING_BUILTINS", "LAYOUT_METHODS",
     "NONZERO_FUNCTIONS", "OUTPUT_COUNT_OPS", "PLUGIN_ATTRIBUTES", "REPEAT_INTERLEAVE",
-    "SIZED_FACTORIES", "SIZE_CONVERSIONS", "SYMBOLIC_CHECKS", "TENSOR_CHECKS", "UNIQUE_FUNCTIONS",
-    "VALUE_CONVERSIONS",
+    "SIZED_FACTORIES", "SIZE_CONVERSIONS", "SYMBOLIC_CHECKS", "TENSOR_CHECKS", "TRACED_NUMPY_RANDOM",
+    "UNIQUE_FUNCTIONS", "VALUE_CONVERSIONS",
     # the targeted torch version's facts
     "SYMBOLIC_SINCE", "TorchData", "target_version", "torch_data",
     # the walk for a rule's own sub-visitor, and the settings type

@@ -236,10 +236,14 @@ class SizeFactsRule(Rule):
     METADATA_DEPENDENCIES = (SizeFactsProvider,)
 
     def report(
-        self, node: cst.CSTNode, message: str, fix: Fix | None = None, tier: str | None = None, needs: str = ""
+        self, node: cst.CSTNode, message: str, fix: Fix | None = None, tier: str | None = None, needs: str = "",
+        about: cst.CSTNode | None = None,
     ) -> None:
-        reads = " ".join(self._with_binding_lines(self.sizes_read(node), node))
-        self._append(node, message, fix, tier, needs, reads=reads, threshold=self.threshold_of(node))
+        """Report at ``node``; the sizes the finding reads and its threshold are ``about``'s (the
+        comparison a name carries to the test that reports it), ``node``'s by default."""
+        about = node if about is None else about
+        reads = " ".join(self._with_binding_lines(self.sizes_read(about), about))
+        self._append(node, message, fix, tier, needs, reads=reads, threshold=self.threshold_of(about))
 
     def _with_binding_lines(self, origins: tuple[str, ...], node: cst.CSTNode) -> list[str]:
         """The origins, each conditional one (``"x?:0"``: the parameter's only where no statement

@@ -6,7 +6,6 @@ import libcst as cst
 
 from zlint.rules.api import Fact, Versus
 from zlint.rules.branching import BranchRule, Where, comparisons_of
-from zlint.rules.calls import snippet
 
 #: The fix depends on what the test singles out (:attr:`Fact.small`): ``torch._check`` would make
 #: an empty-input guard raise on empty inputs, and a size-1 fast path is redundant, not wrong.
@@ -44,7 +43,9 @@ class SizeComparedWithZeroOrOne(BranchRule):
             # sizes 0 and 1 get their own graphs anyway: this costs only once sizes share one graph
             self.report_once(
                 comparison,
-                f"`{snippet(self.context, comparison)}` {verb} a size being {being}: blocks single-graph "
+                f"{self.described(comparison, atom, where)} {verb} a size being {being}: blocks single-graph "
                 f"mode; {advice}",
                 tier="single-graph",
+                atom=atom,
+                where=where,
             )

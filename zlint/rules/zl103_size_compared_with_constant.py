@@ -47,6 +47,7 @@ class SizeComparedWithConstant(BranchRule):
                 continue
             self.report_once(
                 comparison,
-                f"`{snippet(self.context, comparison)}` is {what}: recompiles when it flips; "
-                f"{ADVICE}",
+                f"{self.described(comparison, atom, where)} is {what}: recompiles when it flips; {ADVICE}",
+                atom=atom,
+                where=where,
             )

@@ -36,9 +36,16 @@ from pathlib import PurePath
 
 from zlint.core.diagnostics import tensor_check_need
 from zlint.core.walks import reach, settle
-from zlint.scope.compile_state import absolute_name, is_package, known_predicate_value, skipped_operands, tree_value
+from zlint.scope.compile_state import (
+    absolute_name,
+    is_package,
+    known_predicate_value,
+    narrowed,
+    skipped_operands,
+    tree_value,
+)
 from zlint.scope.defaults import Defaults
-from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, qualify, summarize
+from zlint.scope.file_summary import COMPILE_CALLS, FileSummary, FunctionInfo, GuardInfo, qualify, summarize
 from zlint.scope.host_roles import (
     ATTENTION_PROCESSOR,
     checkpoint_role,
@@ -326,7 +333,10 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
     callers: dict[Key, set[Key]] = {}
     branch_callers: dict[Key, Key] = {}  # called from a branch dynamo never takes
     for key, function in functions.items():
-        for callee in project.callees(key[0], function):
+        # a function in a dispatch table runs wherever a reader of the table calls it
+        # (`ATTENTION_FUNCTIONS[impl](...)`): its readers are its callers
+        read = project.table_functions(key[0], function) if function.table_reads else []
+        for callee in [*project.callees(key[0], function), *read]:
             if callee != key:
                 callers.setdefault(callee, set()).add(key)
         if function.branch_calls:
@@ -358,7 +368,10 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
     while work:  # what compiled code calls is compiled
         key = work.pop()
         for callee in sorted(calls.get(key, ())):  # sorted: the same reason on every run
-            if callee not in verdict:
+            # reaching compiled code wins over a file's role by its name: a helper in a `data/`
+            # package that a compiled forward calls runs compiled
+            if callee not in verdict or (callee in by_role and verdict[callee][0] == NEVER):
+                by_role.discard(callee)
                 verdict[callee] = (COMPILED, f"called from {key[1]}")
                 compiled_from[callee] = key
                 work.append(callee)
@@ -474,12 +487,14 @@ def _read_guards(
     dead: dict[tuple[int, int], bool] = {}
     spans: list[tuple[int, int, str]] = []
     skipped: list[tuple[int, int, int, int]] = []
+
+    def call_value(name: str) -> bool | None:
+        return _predicate_value(name, path, project)
+
     for index, guard in enumerate(summary.guards):
         function = summary.functions.get(guard.function)
-        def call_value(name: str) -> bool | None:
-            return _predicate_value(name, path, project)
-
-        value = tree_value(guard.test, call_value)
+        known = _narrowed_by(summary.guards, guard, call_value)
+        value = tree_value(guard.test, call_value, known)
         inside_dead = guard.parent is not None and dead[guard.parent]
         for branch, span in enumerate((guard.body, guard.orelse)):
             never = inside_dead or (value is not None and value is (branch == 1))
@@ -489,11 +504,24 @@ def _read_guards(
             if never and span is not None and not inside_dead:
                 spans.append((*span, "branch not taken under torch.compile"))
         if not inside_dead:
-            for line, column, end, end_column, decided in skipped_operands(guard.test, call_value):
+            for line, column, end, end_column, decided in skipped_operands(guard.test, call_value, known):
                 skipped.append((line, column, end, end_column))
                 if end > decided:  # whole lines after the deciding operand, for line-only queries
                     spans.append((max(line, decided + 1), end, SKIPPED_OPERAND))
     return spans, skipped
+
+
+def _narrowed_by(guards: list[GuardInfo], guard: GuardInfo, call_value) -> dict[str, bool]:
+    """The None-ness of names that the guards above ``guard`` decide on dynamo's path (each
+    returns or raises where it holds: :attr:`GuardInfo.after`); a name two guards disagree on is
+    left unknown."""
+    known: dict[str, bool] = {}
+    clashes: set[str] = set()
+    for index, names in guard.after:
+        for name, none in narrowed(guards[index].test, call_value, names).items():
+            if known.setdefault(name, none) is not none:
+                clashes.add(name)
+    return {name: none for name, none in known.items() if name not in clashes}
 
 
 def _predicate_value(name: str, path: str, project: Project, seen: frozenset = frozenset()) -> bool | None:

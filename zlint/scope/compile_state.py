@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 CallValue = Callable[[str], "bool | None"]  # what calling a dotted name returns under dynamo
 
@@ -109,6 +110,13 @@ def test_tree(test: ast.expr, local: dict[str, ast.expr] | None = None) -> list:
         return ["call", name] if name else ["?"]
     if isinstance(test, ast.Name) and local and test.id in local:
         return test_tree(local.pop(test.id), local)  # popped: a self-referencing name ends here
+    if (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+    ):
+        name = dotted_with_super(test.left)
+        if name:  # `mask is None`: unknown, but the same wherever the test repeats it
+            return ["none", name] if isinstance(test.ops[0], ast.Is) else ["not", ["none", name]]
     return ["?"]
 
 
@@ -152,15 +160,38 @@ def predicate_returns(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list | No
     return ["same", [test_tree(r, dict(local)) for r in returns]]
 
 
-def tree_value(tree: list, call_value: CallValue) -> bool | None:
+#: the most names whose None-ness a test is read under both ways (2**n readings)
+MAX_CASES = 3
+
+
+def tree_value(tree: list, call_value: CallValue, known: dict[str, bool] | None = None) -> bool | None:
     """The value of a test tree while dynamo traces (None: not known); ``call_value`` answers for
-    the calls in it."""
+    the calls in it, ``known`` for the names known to be None (True) or not (False). Any other
+    name tested against None (``mask is None``) is read both ways: the value is known when both
+    readings agree (``mask is None or not is_tracing(mask)`` is True)."""
+    values = {_value(tree, call_value, case) for case in _cases(tree, known)}
+    return values.pop() if len(values) == 1 else None
+
+
+def narrowed(tree: list, call_value: CallValue, names: Iterable[str]) -> dict[str, bool]:
+    """What dynamo's path below an ``if`` that returns or raises (test ``tree``) knows of
+    ``names``: a name the test is true for, None or not, whatever the other names hold, is the
+    other way below it (``if mask is not None and is_tracing(mask): return``: ``mask`` is None)."""
+    out: dict[str, bool] = {}
+    for name in names:
+        for none in (True, False):
+            if all(_value(tree, call_value, case) is True for case in _cases(tree, {name: none})):
+                out[name] = not none
+    return out
+
+
+def _value(tree: list, call_value: CallValue, case: dict[str, bool]) -> bool | None:
     kind = tree[0]
     if kind == "not":
-        inner = tree_value(tree[1], call_value)
+        inner = _value(tree[1], call_value, case)
         return None if inner is None else not inner
     if kind in ("and", "or", "same"):
-        values = [tree_value(t[0] if kind != "same" else t, call_value) for t in tree[1]]
+        values = [_value(t[0] if kind != "same" else t, call_value, case) for t in tree[1]]
         if kind == "same":
             return values[0] if values and all(v is values[0] for v in values) else None
         if kind == "and":
@@ -168,23 +199,69 @@ def tree_value(tree: list, call_value: CallValue) -> bool | None:
         return True if True in values else (False if all(v is False for v in values) else None)
     if kind == "call":
         return call_value(tree[1])
+    if kind == "none":
+        return case.get(tree[1])
     return None
 
 
-def skipped_operands(tree: list, call_value: CallValue) -> list[tuple[int, int, int, int, int]]:
+def _cases(tree: list, known: dict[str, bool] | None = None) -> list[dict[str, bool]]:
+    """Every reading of the names the tree tests against None, the ``known`` ones as they are
+    (one reading when there are none, or more than :data:`MAX_CASES` unknown ones)."""
+    known = known or {}
+    names = sorted(set(none_names(tree)) - known.keys())
+    if not names or len(names) > MAX_CASES:
+        return [dict(known)]
+    return [{**known, **dict(zip(names, values))} for values in itertools.product((True, False), repeat=len(names))]
+
+
+def none_names(tree: list) -> Iterator[str]:
+    kind = tree[0]
+    if kind == "none":
+        yield tree[1]
+    elif kind == "not":
+        yield from none_names(tree[1])
+    elif kind in ("and", "or"):
+        for operand in tree[1]:
+            yield from none_names(operand[0])
+    elif kind == "same":
+        for operand in tree[1]:
+            yield from none_names(operand)
+
+
+def skipped_operands(
+    tree: list, call_value: CallValue, known: dict[str, bool] | None = None
+) -> list[tuple[int, int, int, int, int]]:
     """The ``and``/``or`` operands that a decided operand before them short-circuits under dynamo
     (`not is_tracing(x) and x.all()`): they never run compiled. Each as (line, column, end line,
     end column, last line of the deciding operand): the deciding operand does run, so only
-    positions, or whole lines after its last line, say where dynamo never goes."""
+    positions, or whole lines after its last line, say where dynamo never goes. With names tested
+    against None, an operand is skipped when it is under every reading (``not (mask is not None
+    and is_tracing(mask)) and (mask is None or mask.all())``: a mask stops the first operand, no
+    mask the ``or``; ``mask.all()`` never runs compiled)."""
+    readings = [_skipped(tree, call_value, case) for case in _cases(tree, known)]
+    first, others = readings[0], readings[1:]
+    out = []
+    for span in first:
+        holders = [next((o for o in other if _contains(o, span)), None) for other in others]
+        if None not in holders:
+            out.append((*span[:4], max([span[4], *(h[4] for h in holders if h is not None)])))
+    return out
+
+
+def _contains(outer: tuple[int, int, int, int, int], inner: tuple[int, int, int, int, int]) -> bool:
+    return (outer[0], outer[1]) <= (inner[0], inner[1]) and (inner[2], inner[3]) <= (outer[2], outer[3])
+
+
+def _skipped(tree: list, call_value: CallValue, case: dict[str, bool]) -> list[tuple[int, int, int, int, int]]:
     out: list[tuple[int, int, int, int, int]] = []
     if tree[0] == "not":
-        return skipped_operands(tree[1], call_value)
+        return _skipped(tree[1], call_value, case)
     if tree[0] not in ("and", "or"):
         return out
     stop = tree[0] == "or"  # the value that ends the chain
     for position, (operand, _, _, end, _) in enumerate(tree[1]):
-        out.extend(skipped_operands(operand, call_value))
-        if tree_value(operand, call_value) is stop:
+        out.extend(_skipped(operand, call_value, case))
+        if _value(operand, call_value, case) is stop:
             rest = tree[1][position + 1:]
             if rest:
                 out.append((rest[0][1], rest[0][2], rest[-1][3], rest[-1][4], end))

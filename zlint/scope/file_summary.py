@@ -10,7 +10,14 @@ import re
 from dataclasses import dataclass, field
 
 from zlint.core.ast_walk import walk
-from zlint.scope.compile_state import PREDICATE, calls_predicate, dotted_with_super, predicate_returns, test_tree
+from zlint.scope.compile_state import (
+    PREDICATE,
+    calls_predicate,
+    dotted_with_super,
+    none_names,
+    predicate_returns,
+    test_tree,
+)
 from zlint.scope.host_roles import SESSION
 from zlint.scope.option_paths import READ_NODES, record_defaults
 
@@ -85,6 +92,10 @@ class FunctionInfo:
     #: (line, parameter index) of each call that hands one of its parameters to
     #: ``torch._check_tensor_all`` as the condition: this function checks a tensor condition
     tensor_checks: list[tuple[int, int]] = field(default_factory=list)
+    #: what it looks up in or calls a method of, that may be a dispatch table
+    #: (:attr:`FileSummary.tables`): ``self.<attr>``, or a dotted name whose head the module
+    #: binds or imports (``OPS[name]``, ``ALL_ATTENTION_FUNCTIONS.get_interface(...)``)
+    table_reads: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -100,6 +111,11 @@ class GuardInfo:
     calls: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
     #: the guard and branch (0 body, 1 else) this one is nested in, if any
     parent: tuple[int, int] | None = None
+    #: the earlier guards of the function that return or raise where they hold, each with the
+    #: names it tests against None that nothing has rebound since: below such a guard, dynamo
+    #: traces only where its test is false (``if mask is not None and is_tracing(mask): return``
+    #: leaves ``mask`` None), which decides this test too
+    after: list[list] = field(default_factory=list)
 
 
 @dataclass
@@ -179,6 +195,10 @@ class FileSummary:
     aliases: dict[str, str] = field(default_factory=dict)
     #: the file this one says it was generated from, as its header writes it (``""``: none)
     generated_from: str = ""
+    #: dispatch tables: a dict, list, tuple or set display of functions, bound to a module-level
+    #: name (``OPS``), a class-level one or ``self.<attr>`` (``Cls.attr``) -> the dotted names of
+    #: its entries as written; a function in one runs wherever a reader of the table calls it
+    tables: dict[str, list[str]] = field(default_factory=dict)
 
 
 def qualify(summary: FileSummary, name: str | None) -> str | None:
@@ -207,6 +227,12 @@ class _Summarizer:
         self.guard_at: tuple[int, int] | None = None  # (guard, branch) holding the current code
         self.shares_a_line: set[int] = set()  # first lines of blocks written on their test's line
         self.built: dict[str, str] = {}  # the function's locals bound to `Cls(...)`: name -> callee
+        #: the names module-level code binds or imports: the heads a table read may start from
+        self.module_names: frozenset[str] = frozenset()
+        #: per function being walked: the ids of its top-level statements, and its narrowing
+        #: guards so far (guard index, the names it tests against None not rebound since)
+        self.top_level: list[set[int]] = []
+        self.narrowing: list[list[tuple[int, set[str]]]] = []
 
     def body(self, statements: list[ast.stmt]) -> None:
         for stmt in statements:
@@ -233,6 +259,7 @@ class _Summarizer:
         else:
             if self.functions:
                 self.error_paths(stmt)
+                self.rebind(stmt)
             if isinstance(stmt, ast.If) and self.guarded(stmt):
                 return
             if isinstance(stmt, ast.If) and self.functions:
@@ -301,11 +328,15 @@ class _Summarizer:
                 self.summary.predicates[qual] = returns
         self.scope.append(node.name)
         self.functions.append(info)
+        self.top_level.append({id(stmt) for stmt in node.body})
+        self.narrowing.append([])
         outer_built, self.built = self.built, {}
         outer, self.guard_at = self.guard_at, None
         self.body(node.body)
         self.guard_at = outer
         self.built = outer_built
+        self.narrowing.pop()
+        self.top_level.pop()
         self.functions.pop()
         self.scope.pop()
 
@@ -355,15 +386,20 @@ class _Summarizer:
 
     def guarded(self, node: ast.If) -> bool:
         """Keep an ``if`` whose test calls a compile-state predicate for :func:`classify`, with
-        the calls of each branch apart; False when the test calls none."""
+        the calls of each branch apart, and below a guard that narrows a name (:attr:`GuardInfo
+        .after`), an ``if`` that tests that name against None; False for any other ``if``."""
         if not self.functions:
             return False
         test = test_tree(node.test)
-        if not calls_predicate(test):
+        narrowing = self.narrowing[-1]
+        after = [[index, sorted(names)] for index, names in narrowing if names]
+        tested = set(none_names(test))
+        predicate = calls_predicate(test)
+        if not predicate and not (tested & {n for _, names in after for n in names}):
             return False
         body = (node.body[0].lineno, max((s.end_lineno or s.lineno) for s in node.body))
         orelse = (node.orelse[0].lineno, max((s.end_lineno or s.lineno) for s in node.orelse)) if node.orelse else None
-        guard = GuardInfo(self.functions[-1].qualname, test, body, orelse, ([], []), self.guard_at)
+        guard = GuardInfo(self.functions[-1].qualname, test, body, orelse, ([], []), self.guard_at, after)
         index = len(self.summary.guards)
         self.summary.guards.append(guard)
         self.walked[id(node)] = self.expressions(node.test)
@@ -372,7 +408,28 @@ class _Summarizer:
             self.guard_at = (index, branch)
             self.body(statements)
         self.guard_at = outer
+        if predicate and tested and id(node) in self.top_level[-1] and _exits(node.body):
+            narrowing.append((index, tested))
         return True
+
+    def rebind(self, stmt: ast.stmt) -> None:
+        """A statement that binds names ends what the narrowing guards say of them."""
+        if not self.functions or not any(names for _, names in self.narrowing[-1]):
+            return
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+            targets = [stmt.target]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+        bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        bound.update(
+            n.target.id for expr in _own_expressions(stmt) for n in ast.walk(expr)
+            if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
+        )
+        for _, names in self.narrowing[-1]:
+            names.difference_update(bound)
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
         for target in targets:
@@ -391,6 +448,9 @@ class _Summarizer:
                     name = dotted_with_super(option) if isinstance(option, ast.Attribute) else None
                     if name and name.startswith("self.") and name.count(".") == 1:
                         self.functions[-1].stored_refs.add(name[5:])
+        entries = _table_entries(value)
+        if entries:
+            self.table(targets, entries)
         if isinstance(value, ast.Name) and value.id in self.built and self.classes:
             for target in targets:  # `head = FCOSHead(...)` ... `self.head = head`
                 name = dotted_with_super(target)
@@ -413,6 +473,35 @@ class _Summarizer:
             elif name and "." not in name:
                 self.built[name] = callee
 
+    def table(self, targets: list[ast.expr], entries: list[str]) -> None:
+        """Record a dispatch table bound to a module-level name, a class-level one or
+        ``self.<attr>`` (:attr:`FileSummary.tables`)."""
+        for target in targets:
+            name = dotted_with_super(target)
+            if not name:
+                continue
+            if not self.functions and not self.classes and "." not in name:
+                self.summary.tables[name] = entries
+            elif self.classes and not self.functions and "." not in name:
+                self.summary.tables[f"{self.classes[-1].qualname}.{name}"] = entries
+            elif self.classes and name.startswith("self.") and name.count(".") == 1:
+                key = f"{self.classes[-1].qualname}.{name[5:]}"
+                self.summary.tables[key] = sorted({*self.summary.tables.get(key, ()), *entries})
+            elif self.functions and "." not in name:
+                # a table of the function's own (`ops = {"gelu": gelu}` ... `ops[kind](x)`): what
+                # it holds is called here, as far as anyone can tell
+                self.functions[-1].calls.update(entries)
+
+    def table_read(self, receiver: ast.expr) -> None:
+        """Note what a function looks up in or calls a method of, where it may be a table."""
+        name = dotted_with_super(receiver)
+        if not name or not self.functions:
+            return
+        function = self.functions[-1]
+        head = name.split(".", 1)[0]
+        if (head == "self" and name.count(".") == 1) or (head in self.module_names and head not in function.params):
+            function.table_reads.add(name)
+
     def alias(self, target: ast.expr, value: ast.expr) -> None:
         """Record ``name = other.dotted.name`` at module level (:attr:`FileSummary.aliases`)."""
         dotted = alias_of(value) if isinstance(target, ast.Name) else None
@@ -431,6 +520,10 @@ class _Summarizer:
             if kind is ast.Call:
                 self.call(node)  # type: ignore[arg-type]
                 called.add(id(node.func))  # type: ignore[attr-defined]
+                if type(node.func) is ast.Attribute:  # type: ignore[attr-defined]
+                    self.table_read(node.func.value)  # type: ignore[attr-defined]
+            elif kind is ast.Subscript and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                self.table_read(node.value)  # type: ignore[attr-defined]
             elif kind is ast.Attribute:
                 value = node.value  # type: ignore[attr-defined]
                 on_self = type(value) is ast.Name and value.id == "self"
@@ -525,9 +618,42 @@ def summarize(path: str, tree: ast.Module, text: str = "") -> FileSummary:
     whose header comments may say it was generated from another file)."""
     summary = FileSummary(path, generated_from=generated_from(text))
     summarizer = _Summarizer(summary)
+    summarizer.module_names = _module_names(tree)
     summarizer.body(tree.body)
     record_defaults(tree, summary, summarizer.walked)
     return summary
+
+
+def _exits(body: list[ast.stmt]) -> bool:
+    """A block that ends by returning or raising: what follows its ``if`` runs only where the
+    test is false."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+
+
+def _module_names(tree: ast.Module) -> frozenset[str]:
+    """The names the module's own statements bind or import (its top level only)."""
+    names: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*")
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+    return frozenset(names)
+
+
+def _table_entries(value: ast.expr) -> list[str]:
+    """The dotted names a dict, list, tuple or set display holds as values (not calls, not
+    constants): the entries of a dispatch table (``{"sdpa": sdpa_forward, ...}``)."""
+    if isinstance(value, ast.Dict):
+        items: list[ast.expr] = list(value.values)
+    elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        items = list(value.elts)
+    else:
+        return []
+    found = {dotted_with_super(item) for item in items if isinstance(item, (ast.Name, ast.Attribute))}
+    return sorted(name for name in found if name and not name.startswith("self."))
 
 
 def generated_from(text: str) -> str:

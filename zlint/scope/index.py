@@ -226,6 +226,7 @@ def _encode(summary: FileSummary) -> dict:
         function["refs"] = sorted(function["refs"])
         function["stored_refs"] = sorted(function["stored_refs"])
         function["attribute_names"] = sorted(function["attribute_names"])
+        function["table_reads"] = sorted(function["table_reads"])
     return data
 
 
@@ -238,6 +239,7 @@ def _function(f: dict) -> FunctionInfo:
             "refs": set(f["refs"]),
             "stored_refs": set(f["stored_refs"]),
             "attribute_names": set(f["attribute_names"]),
+            "table_reads": set(f["table_reads"]),
             "params": tuple(f["params"]),
             "option_calls": {name: list(sites) for name, sites in f["option_calls"].items()},
             "tensor_checks": [tuple(pair) for pair in f["tensor_checks"]],
@@ -250,6 +252,7 @@ def _guard(g: dict) -> GuardInfo:
     return GuardInfo(
         g["function"], g["test"], tuple(g["body"]), tuple(orelse) if orelse else None,
         (list(g["calls"][0]), list(g["calls"][1])), tuple(parent) if parent else None,
+        [list(pair) for pair in g["after"]],
     )
 
 

@@ -273,6 +273,75 @@ class Project:
                 out.append(found)
         return out
 
+    def table_functions(self, path: str, function: FunctionInfo) -> list[Key]:
+        """The functions of the run held in the dispatch tables ``function`` reads
+        (:attr:`FunctionInfo.table_reads`): ``self.<attr>`` of its class (and bases), a table
+        bound to a module-level name here or imported, or an instance of a class that holds
+        tables (``ALL_ATTENTION_FUNCTIONS = AttentionInterface()`` ... ``ALL_ATTENTION_FUNCTIONS
+        .get_interface(...)``: its methods read the tables of its class body)."""
+        out: list[Key] = []
+        for name in sorted(function.table_reads):
+            if name.startswith("self."):
+                if function.cls is not None and function.cls in self.files[path].classes:
+                    out.extend(self._class_tables(path, function.cls, name[5:]))
+                continue
+            where = self._module_binding(path, name)
+            if where is None:
+                continue
+            file, symbol = where
+            summary = self.files[file]
+            if symbol in summary.tables:
+                out.extend(self._entries(file, summary.tables[symbol]))
+            elif symbol in summary.instances:
+                cls = self.class_of(file, summary.instances[symbol])
+                if cls is not None:
+                    out.extend(self._class_tables(*cls, None))
+        return out
+
+    def _class_tables(self, path: str, cls: str, attr: str | None) -> list[Key]:
+        """The functions in class ``cls``'s table ``attr`` (None: in all its tables), the first
+        class of its lineage that has one answering."""
+        for file, qual in self.lineage(path, cls):
+            tables = self.files[file].tables
+            found = [
+                entry for key, entries in tables.items()
+                if key.rpartition(".")[0] == qual and (attr is None or key.rpartition(".")[2] == attr)
+                for entry in entries
+            ]
+            if found:
+                return self._entries(file, found)
+        return []
+
+    def _entries(self, path: str, names: Iterable[str]) -> list[Key]:
+        """The functions of the run that a table's entries (as written in ``path``) name."""
+        out = []
+        for name in names:
+            found = self.resolve_symbol(path, name)
+            if found is not None and found[1] in self.files[found[0]].functions:
+                out.append(found)
+        return out
+
+    def _module_binding(self, path: str, dotted: str) -> tuple[str, str] | None:
+        """(file, name) of the module-level table or instance ``dotted`` names in ``path``:
+        bound there, or imported (through re-exports)."""
+        for file, name in follow((path, dotted), self._imported_binding):
+            summary = self.files[file]
+            if name in summary.tables or name in summary.instances:
+                return file, name
+        return None
+
+    def _imported_binding(self, where: tuple[str, str]) -> tuple[str, str] | None:
+        """The next link of a chain of imports: the file and name an imported name stands for."""
+        path, dotted = where
+        summary = self.files[path]
+        if dotted in summary.tables or dotted in summary.instances:
+            return None
+        head, _, rest = dotted.partition(".")
+        target = summary.imports.get(head)
+        if target is None:
+            return None
+        return self._split(path, f"{target}.{rest}" if rest else target)
+
     def referenced(self, path: str, function: FunctionInfo, names: Iterable[str] | None = None) -> list[Key]:
         """The methods ``function`` takes as values (``fn = self.loss_labels``; ``names``: only
         these), whichever override the object has."""

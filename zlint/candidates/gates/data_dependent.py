@@ -22,6 +22,15 @@ UNIQUE_FUNCTIONS = frozenset({"unique", "unique_consecutive", "bincount"})
 REPEAT_INTERLEAVE = frozenset({"repeat_interleave"})
 #: ZL308: the checks whose condition is a tensor (``torch._check`` takes a Python or symbolic bool)
 TENSOR_CHECKS = frozenset({"_check_tensor_all", "_check_tensor_all_with"})
+#: ZL309: the ``numpy.random`` functions torch's numpy layer traces (``torch._numpy.random``), each
+#: with the position of its ``size`` argument: drawn without one, they return a Python number,
+#: which dynamo reads back out of the graph. ``None``: sizes as ``*args`` (``rand(2, 3)``), a
+#: number with none; ``-1``: returns nothing (``seed``, ``shuffle`` in place). Any other
+#: ``numpy.random`` function is one dynamo cannot trace. Checked against torch in the tests.
+TRACED_NUMPY_RANDOM: dict[str, int | None] = {
+    "seed": -1, "shuffle": -1, "random_sample": 0, "sample": 0, "random": 0, "rand": None, "randn": None,
+    "uniform": 2, "normal": 2, "randint": 2, "choice": 1,
+}
 
 
 def _may_repeat_by_tensor(summary: FunctionSummary, call: ast.Call) -> bool:
@@ -36,6 +45,13 @@ def _may_repeat_by_tensor(summary: FunctionSummary, call: ast.Call) -> bool:
     else:
         function = args[1] if len(args) > 1 else keywords.get("repeats")
     return summary.may_be_tensor(method) or summary.may_be_tensor(function)
+
+
+def _draws_from_numpy(summary: FunctionSummary, settings: object = None) -> bool:
+    """ZL309: a call that may name a ``numpy.random`` function (through the file's imports)."""
+    return any(
+        name.startswith("numpy.random.") for call in summary.calls() for name in summary.index.qualified(call.func)
+    )
 
 
 def _size_by_data(call: ast.Call) -> bool:
@@ -55,6 +71,7 @@ GATES = (
     Gate("ZL307", REPEAT_INTERLEAVE, lambda s, _: s.data_dependent_call(
         REPEAT_INTERLEAVE, lambda call: _may_repeat_by_tensor(s, call)
     )),
+    Gate("ZL309", frozenset({"random"}), _draws_from_numpy),
     # a wrapper of torch._check_tensor_all lives in another file: any tensor word may lead to it
     Gate("ZL308", TENSOR_CHECKS | TENSOR_WORDS, lambda s, _: (
         not TENSOR_CHECKS.isdisjoint(s.words) or s.tensor_handed_to_a_check
