@@ -194,8 +194,7 @@ def summarize(tree: ast.Module) -> tuple[list[Unit], FunctionSummary]:
         for cls in unit.classes:
             layers.setdefault(id(cls), set()).update(unit.summary.self_calls)
             registered.setdefault(id(cls), set()).update(unit.summary.self_registered)
-    index.set_layers(layers)
-    index.set_registered(registered)
+    index.set_class_attributes(layers, registered)
     return units, module
 
 

@@ -88,24 +88,20 @@ class ModuleIndex:
 
     def layers(self, cls: ast.ClassDef) -> frozenset[str]:
         """The ``self.<attr>`` a class assigns a call to, anywhere in its code: those that may
-        hold a torch.nn layer or a submodule (filled by :func:`set_layers`)."""
+        hold a torch.nn layer or a submodule (filled by :func:`set_class_attributes`)."""
         return self._layers.get(id(cls), frozenset())
 
     def registered(self, cls: ast.ClassDef) -> frozenset[str]:
         """The ``self.<attr>`` a class registers as a buffer or parameter, anywhere in its code
-        (filled by :func:`set_registered`)."""
+        (filled by :func:`set_class_attributes`)."""
         return self._registered.get(id(cls), frozenset())
 
-    def set_registered(self, registered: dict[int, set[str]]) -> None:
+    def set_class_attributes(self, layers: dict[int, set[str]], registered: dict[int, set[str]]) -> None:
         """Record, per class (by the ``id`` of its ``ast.ClassDef``), the ``self.<attr>`` its
-        methods register as buffers or parameters."""
-        self._registered = {key: frozenset(names) for key, names in registered.items()}
-
-    def set_layers(self, layers: dict[int, set[str]]) -> None:
-        """Record, per class (by the ``id`` of its ``ast.ClassDef``), the ``self.<attr>`` its
-        methods assign a call to (:func:`zlint.candidates.stage.summarize` finds them once the
-        methods are summarized)."""
+        methods assign a call to and those they register as buffers or parameters
+        (:func:`zlint.candidates.stage.summarize` finds them once the methods are summarized)."""
         self._layers = {key: frozenset(names) for key, names in layers.items()}
+        self._registered = {key: frozenset(names) for key, names in registered.items()}
 
     def returns(self, owner: str | None, name: str, kind: str) -> bool:
         """Whether the same-module helper ``name`` (a method of class ``owner``) may return a
