@@ -169,3 +169,89 @@ def test_target_flag_and_setting(tmp_path: Path):
     bad = zlint("--no-cache", ".", cwd=tmp_path)
     assert bad.returncode == 2 and "target must be 'default' or 'single-graph'" in bad.stderr
     assert ALL.target == "single-graph"
+
+
+MODEL = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "class Net(nn.Module):\n    def forward(self, x):\n        if x.size(0) == 0:\n            return x\n"
+    "        return x\n"
+)
+
+
+def _tiers(tmp_path: Path, **files: str) -> list[tuple[str, int, str, str]]:
+    (tmp_path / "model.py").write_text(MODEL)
+    for name, text in files.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    proc = zlint("--select", "ZL101,ZL104", "--format", "json", "--no-cache", ".", cwd=tmp_path)
+    return [(f["filename"], f["location"]["row"], f["code"], f["tier"]) for f in json.loads(proc.stdout)]
+
+
+MARKED_HERE = """import torch
+from model import Net
+
+
+def main():
+    net = torch.compile(Net())
+    x = torch.ones(3)
+    torch._dynamo.decorators.mark_unbacked(x, 0)
+    net(x)
+"""
+MARKED_BY_A_HELPER = """import torch
+from model import Net
+
+
+def prepare(x):
+    torch._dynamo.decorators.mark_unbacked(x, 0)
+    return x
+
+
+def main():
+    net = torch.compile(Net())
+    net(prepare(torch.ones(3)))
+"""
+PATCHED = """import torch
+from torch.fx.experimental import _config
+from model import Net
+
+
+def main():
+    net = torch.compile(Net())
+    with _config.patch(backed_size_oblivious=True):
+        net(torch.ones(3))
+"""
+# a harness that compiles whatever function it is handed: its marks reach nothing the run can name
+HARNESS = """import torch
+
+
+def run(fn, x):
+    compiled = torch.compile(fn)
+    torch._dynamo.decorators.mark_unbacked(x, 0)
+    with torch.fx.experimental._config.patch(backed_size_oblivious=True):
+        return compiled(x)
+"""
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"train": MARKED_HERE}, [("model.py", 7, "ZL101", "default")]),
+        ({"train": MARKED_BY_A_HELPER}, [("model.py", 7, "ZL101", "default")]),
+        ({"serve": PATCHED}, [("model.py", 7, "ZL101", "default"), ("model.py", 7, "ZL104", "default")]),
+        ({"harness": HARNESS}, [("model.py", 7, "ZL101", "single-graph")]),
+        ({"harness": HARNESS, "other": "import torch\n"}, [("model.py", 7, "ZL101", "single-graph")]),
+        # the config set for the process reaches every compile, whichever file makes it
+        (
+            {"serve": "import torch\n" + OBLIVIOUS},
+            [("model.py", 7, "ZL101", "default"), ("model.py", 7, "ZL104", "default")],
+        ),
+        # a mark at module level: what the file runs
+        ({"train": MARKED_HERE.replace("def main():\n", "if True:\n")}, [("model.py", 7, "ZL101", "default")]),
+    ],
+)
+def test_a_mark_or_a_scoped_patch_reaches_the_code_its_caller_compiles(tmp_path: Path, files, expected):
+    assert _tiers(tmp_path, **files) == expected
+
+
+def test_a_mark_reaches_nothing_of_a_model_the_marking_code_never_calls(tmp_path: Path):
+    other = MARKED_HERE.replace("from model import Net", "from torch.nn import Linear as Net")
+    assert _tiers(tmp_path, train=other) == [("model.py", 7, "ZL101", "single-graph")]

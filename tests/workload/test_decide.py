@@ -245,3 +245,34 @@ def test_a_threshold_the_recorded_sizes_never_cross_is_hidden(tmp_path):
             assert found[0]["message"].endswith(why)
             default_only, _ = findings(tmp_path, "--workload", "w.json", "--target", "default")
             assert [d["location"]["row"] for d in default_only] == [8]
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        # the dims that varied, 2 first where unseen, then the sizes dynamo specializes
+        ({"x": {"kind": "tensor", "ranks": [4], "dims": [[3, 7], [3], [4], [4]]}}, [2, 3, 7, 1, 0]),
+        ({"x": {"kind": "tensor", "ranks": [2], "dims": [[0, 1, 2, 40], [16]]}}, [2, 40, 1, 0]),
+        # a list of tensors: its length and its items' varying dims
+        (
+            {"boxes": {"kind": "sequence", "len": [1, 3],
+                       "items": {"kind": "tensor", "ranks": [2], "dims": [[5, 9], [4]]}}},
+            [2, 3, 5, 9, 1, 0],
+        ),
+        # a dict of tensors, each key's record
+        ({"batch": {"kind": "mapping", "keys": {"ids": {"kind": "tensor", "ranks": [1], "dims": [[6, 11]]}}}},
+         [2, 6, 11, 1, 0]),
+        # at most six recorded sizes, the smallest and the largest kept
+        ({"x": {"kind": "tensor", "ranks": [1], "dims": [list(range(2, 30))]}}, [2, 7, 13, 18, 24, 29, 1, 0]),
+        # nothing varied, or only an int: the default sweep stands
+        ({"x": TENSOR_2x3x4x4}, None),
+        ({"n": {"kind": "int", "values": [3, 5]}}, None),
+    ],
+)
+def test_verify_sweeps_a_recorded_function_over_the_sizes_it_saw(tmp_path, model, params, expected):
+    from zlint.workload.decide import recorded_sweep
+    from zlint.workload.model import load_workload
+
+    recorded = load_workload(workload(tmp_path, model, [5, 6], params))
+    assert recorded_sweep(recorded, str(model), "Pool.forward") == expected
+    assert recorded_sweep(recorded, str(model), "helper") is None  # not recorded

@@ -169,7 +169,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to compile (auto: cuda if present)"
     )
     verify.add_argument("--backend", help="torch.compile backend (default: inductor on cuda, aot_eager on cpu)")
-    verify.add_argument("--sizes", type=_sizes, default=(2, 3, 5, 1, 0, 8), help="sizes to sweep (default 2,3,5,1,0,8)")
+    verify.add_argument(
+        "--sizes", type=_sizes, default=None,
+        help="sizes to sweep (default 2,3,5,1,0,8; under a workload, a recorded function's recorded sizes and 2,1,0)",
+    )
     verify.add_argument(
         "--verify-timeout", type=_seconds, default=120.0, metavar="SECONDS", help="per-function limit (default 120)"
     )
@@ -201,11 +204,13 @@ def _verify_options(args: argparse.Namespace, linted: list):
     from zlint.verify.runner import VerifyOptions
 
     examples = tuple(dict.fromkeys(f for _, settings in linted for f in settings.verify_examples))
+    # the sizes a recording saw stand in for the default sweep, never for sizes the user gave
+    workload = None if args.sizes is not None else next((s.workload for _, s in linted if s.workload), None)
 
     return VerifyOptions(
-        sizes=tuple(args.sizes), device=args.device, backend=args.backend, timeout=args.verify_timeout,
-        jobs=max(1, args.jobs or 1), memory=args.verify_memory, verbose=args.verbose,
-        configured_examples=examples,
+        sizes=tuple(args.sizes) if args.sizes else VerifyOptions.sizes, device=args.device, backend=args.backend,
+        timeout=args.verify_timeout, jobs=max(1, args.jobs or 1), memory=args.verify_memory,
+        verbose=args.verbose, configured_examples=examples, workload=workload,
     )
 
 

@@ -74,7 +74,7 @@ class FileScope:
     #: this file enables backed_size_oblivious / any single-graph mode
     size_oblivious_here: bool = False
     single_graph_here: bool = False
-    #: some file of the run does
+    #: some file of the run does for the whole process (sets the config)
     size_oblivious_project: bool = False
     single_graph_project: bool = False
     #: (line, column, end line, end column) of operands dynamo never evaluates: an expression
@@ -88,6 +88,18 @@ class FileScope:
     option_operands: tuple[tuple[int, int, int, int, str], ...] = ()
     #: facts of the run findings of this file may need (:attr:`Diagnostic.needs`)
     facts: tuple[str, ...] = ()
+    #: (first line, last line, whether backed_size_oblivious) of the functions of this file that
+    #: a mark or a scoped patch elsewhere in the run reaches (:attr:`FileSummary.mode_setups`)
+    mode_regions: tuple[tuple[int, int, bool], ...] = ()
+
+    def single_graph_at(self, line: int, oblivious: bool = False) -> bool:
+        """Whether the run compiles the code at ``line`` under a single-graph mode set up in a
+        file of the run (``oblivious``: backed_size_oblivious itself); this file's own set-up
+        counts only where it reaches, except for the file's own findings (``*_here``)."""
+        if self.size_oblivious_project if oblivious else self.single_graph_project:
+            return True
+        return any(start <= line <= end and (is_oblivious or not oblivious)
+                   for start, end, is_oblivious in self.mode_regions)
 
     def classify(self, line: int, column: int | None = None) -> tuple[str, str]:
         """(scope, reason) of the code at ``line`` (and ``column``, 0-based, when known: an
@@ -400,8 +412,9 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
     plain_callers, option_callers = _split_callers(project, functions, callers, held)
     _propagate_option(functions, verdict, plain_callers, option_callers, roots | escaped, built_only)
     _compiled_by_default(functions, verdict, plain_callers, roots, escaped, compiled_from)
-    oblivious = any(s.size_oblivious for s in project.files.values())
-    single = any(s.single_graph for s in project.files.values())
+    process_wide = [setup for s in project.files.values() for setup in s.mode_setups if setup[2]]
+    oblivious, single = any(setup[1] for setup in process_wide), bool(process_wide)
+    under_mode = _under_single_graph_mode(project, functions, callers, calls)
     out: dict[str, FileScope] = {}
     for path, summary in project.files.items():
         regions: list[tuple[int, int, str, str]] = []
@@ -425,7 +438,55 @@ def classify(summaries: Iterable[FileSummary], whole: frozenset[str] = frozenset
             tuple(sorted(dead_code[path][1])), path in whole and is_package(os.path.dirname(path) or "."),
             tuple(sorted((s, c, e, ec, why) for (s, c, e, ec, _), why in taken)),
             _facts(project, path, checks),
+            tuple(sorted(
+                (f.start, f.end, under_mode[path, qual])
+                for qual, f in summary.functions.items() if (path, qual) in under_mode
+            )),
         )
+    return out
+
+
+def _under_single_graph_mode(
+    project: Project, functions: dict[Key, FunctionInfo], callers: dict[Key, set[Key]], calls: dict[Key, set[Key]]
+) -> dict[Key, bool]:
+    """The functions a mark or a scoped patch of the run reaches (:attr:`FileSummary.mode_setups`),
+    each with whether backed_size_oblivious is among the modes that reach it.
+
+    Dynamo sees ``mark_unbacked`` only on the tensor it marks, in the frames compiled while that
+    tensor is passed in: the code the marking function calls, and, since a helper may mark the
+    tensors it is given and hand them back, the code its callers call. A ``patch(...)`` holds
+    for what its function runs. Whatever those call, and what the compile calls they make
+    compile, runs under the mode; a set-up at module level reaches the whole file. A mark whose
+    compiled code cannot be followed (a harness compiling a function it is handed) reaches none."""
+    starts: dict[Key, bool] = {}
+    for path, summary in project.files.items():
+        for owner, oblivious, process_wide in summary.mode_setups:
+            if process_wide:
+                continue
+            key = (path, owner)
+            if key in functions:
+                found = [key, *(() if oblivious else callers.get(key, ()))]
+            else:  # module level, or a class body: what the file runs and compiles there
+                found = [k for k in functions if k[0] == path]
+                found += [
+                    target for at, name in summary.compiled_names if (path, at) not in functions
+                    for target in _compiled_targets(project, path, at, name)
+                ]
+            for start in found:
+                starts[start] = starts.get(start, False) or oblivious
+    out: dict[Key, bool] = {}
+
+    def successors(key: Key) -> Iterator[Key]:
+        yield from sorted(calls.get(key, ()))
+        path = key[0]
+        for owner, name in project.files[path].compiled_names:
+            if owner == key[1]:
+                yield from _compiled_targets(project, path, owner, name)
+
+    for oblivious in (True, False):  # the oblivious set-ups first: their reach says so
+        for key in reach([k for k, o in starts.items() if o == oblivious], successors):
+            if key in functions:
+                out.setdefault(key, oblivious)
     return out
 
 

@@ -190,6 +190,12 @@ class FileSummary:
     attribute_names: set[str] = field(default_factory=set)
     size_oblivious: bool = False  # enables backed_size_oblivious
     single_graph: bool = False  # enables any single-graph mode (also mark_unbacked, Dim.DYNAMIC)
+    #: where the file sets a single-graph mode up, as [owner qualname ("": module level), whether
+    #: it is backed_size_oblivious, whether it holds for the whole process]: an assignment to the
+    #: config holds for every later compile; a mark (``mark_unbacked``, an export ``Dim``) holds for
+    #: the tensors it marks, and a ``patch(backed_size_oblivious=True)`` for what runs under it, so
+    #: those reach only the code the owner and its callers run (:func:`zlint.scope.classify.classify`)
+    mode_setups: list[list] = field(default_factory=list)
     #: module-level names bound to another dotted name (``disable = torch.compiler.disable``,
     #: ``getattr(getattr(torch, "compiler", None), "disable", None) or fallback``): name -> target
     aliases: dict[str, str] = field(default_factory=dict)
@@ -440,7 +446,7 @@ class _Summarizer:
             ):
                 self.summary.forward_replacers.add(self.functions[0].qualname)
             if (dotted_with_super(target) or "").endswith("backed_size_oblivious") and _is_true(value):
-                self.summary.size_oblivious = self.summary.single_graph = True
+                self.mode_setup(oblivious=True, process_wide=True)
             if self.functions and isinstance(target, ast.Attribute) and target.attr == "data":
                 self.functions[-1].mutates_module = True  # `module.weight.data = fused`: surgery
             if self.functions and (dotted_with_super(target) or "").startswith("self."):
@@ -534,8 +540,14 @@ class _Summarizer:
                         self.functions[-1].refs.add(node.attr)  # type: ignore[attr-defined]
                 elif node.attr == "DYNAMIC":  # type: ignore[attr-defined]
                     if (dotted_with_super(value) or "").endswith("Dim"):
-                        self.summary.single_graph = True
+                        self.mode_setup(oblivious=False)
         return kept
+
+    def mode_setup(self, oblivious: bool, process_wide: bool = False) -> None:
+        """Note a single-graph mode set up here (:attr:`FileSummary.mode_setups`)."""
+        self.summary.single_graph = True
+        self.summary.size_oblivious |= oblivious
+        self.summary.mode_setups.append([".".join(self.scope), oblivious, process_wide])
 
     def attribute_name(self, name: str) -> None:
         (self.functions[-1] if self.functions else self.summary).attribute_names.add(name)
@@ -570,9 +582,9 @@ class _Summarizer:
             if last.startswith("_check_tensor_all") and qualify(self.summary, callee) in TENSOR_CHECK_CALLS:
                 self.tensor_check(node)
         if last == "mark_unbacked":
-            self.summary.single_graph = True
+            self.mode_setup(oblivious=False)
         if any(k.arg == "backed_size_oblivious" and _is_true(k.value) for k in node.keywords):
-            self.summary.size_oblivious = self.summary.single_graph = True
+            self.mode_setup(oblivious=True)
         qualified = qualify(self.summary, callee)
         owner = ".".join(self.scope)
         if qualified in COMPILE_CALLS and node.args:

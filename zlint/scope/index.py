@@ -181,12 +181,12 @@ def encode_scope(scope: FileScope) -> list:
 def decode_scope(data: object) -> FileScope | None:
     """A scope stored by :func:`encode_scope`, or None when it does not have that shape."""
     try:
-        regions, *flags, skipped, whole, options, facts = data  # type: ignore[misc]
+        regions, *flags, skipped, whole, options, facts, modes = data  # type: ignore[misc]
         assert len(flags) == 4 and all(isinstance(flag, bool) for flag in (*flags, whole))
         assert all(isinstance(fact, str) for fact in facts)
         return FileScope(
             tuple(tuple(r) for r in regions), *flags, tuple(tuple(s) for s in skipped), whole,
-            tuple(tuple(o) for o in options), tuple(facts),
+            tuple(tuple(o) for o in options), tuple(facts), tuple(tuple(m) for m in modes),
         )
     except (AssertionError, TypeError, ValueError):
         return None

@@ -88,7 +88,7 @@ def place_counted(diagnostics: list[Diagnostic], scope: FileScope, settings) -> 
             where, reason = NEVER, d.paid_by
         tier = d.tier
         if tier == "single-graph" and (
-            scope.single_graph_here or (scope.single_graph_project and where == COMPILED)
+            scope.single_graph_here or (where == COMPILED and scope.single_graph_at(d.line))
         ):
             tier = "default"
         placed = dataclasses.replace(d, scope=where, scope_reason=reason, tier=tier, compiled=where == COMPILED)
@@ -162,8 +162,9 @@ def workload_of(settings) -> Workload | None:
 
 def _required_mode_on(d: Diagnostic, scope: FileScope) -> bool:
     """Rules that exist only under ``backed_size_oblivious`` (``needs_size_oblivious``) report
-    where this file enables it, or where the run does and the code is compiled."""
+    where this file enables it, or in compiled code that a set-up of the run reaches
+    (:meth:`FileScope.single_graph_at`)."""
     rule = registry.RULES_BY_CODE.get(d.code)
     if not getattr(rule, "needs_size_oblivious", False):
         return True
-    return scope.size_oblivious_here or (scope.size_oblivious_project and d.scope == COMPILED)
+    return scope.size_oblivious_here or (d.scope == COMPILED and scope.single_graph_at(d.line, oblivious=True))

@@ -45,6 +45,8 @@ from zlint.verify.flow import branch_groups, choices
 from zlint.verify.progress import Progress
 from zlint.verify.stubs import Registered, class_node, passed_on
 from zlint.verify.thresholds import known_ints, module_constants, threshold_sizes
+from zlint.workload.decide import recorded_sweep
+from zlint.workload.model import load_workload
 
 #: runtime-only codes: which evidence kinds each one reports
 RUNTIME_CODES = {
@@ -73,6 +75,10 @@ class VerifyOptions:
     memory: int = 4096  # MiB of address space per worker (0: no limit)
     verbose: bool = False  # print what was set aside (pins inside torch ops, mode caveats) on stderr
     configured_examples: tuple[str, ...] = ()  # [tool.zlint.verify] examples, absolute paths
+    #: a workload file (``zlint record``): a function it recorded is swept over the sizes it saw
+    #: (:func:`zlint.workload.decide.recorded_sweep`) in place of ``sizes``; None when ``--sizes``
+    #: was given or no workload is set
+    workload: str | None = None
 
 
 class VerifyError(Exception):
@@ -519,6 +525,9 @@ def verify(
                 del targets[helper]  # the entry's real inputs decide; invented ones would not add to them
         keys = [k for k in targets if k[0] not in skip]
         caller_keys = [k for k in callers if k[0] not in skip]
+        # placement read the workload already (a bad one stopped the run there)
+        workload = load_workload(options.workload) if options.workload else None
+        by_workload: set = set()  # the jobs swept over recorded sizes
         jobs = []
         job_keys: list[tuple[tuple[str, str], list[int] | None]] = []  # (function, lines of its group)
         for path, qualname in keys:
@@ -533,7 +542,10 @@ def verify(
             for choice, group_lines in groups:
                 mine = targets[(path, qualname)] if group_lines is None else group_lines
                 focus = set(through.get((path, qualname), set())) if group_lines is None else set()
-                sizes = list(options.sizes)
+                recorded = None
+                if workload is not None and (path, qualname) not in registered_keys:
+                    recorded = recorded_sweep(workload, path, qualname)
+                sizes = list(recorded or options.sizes)
                 for line in mine:
                     focus |= related.get((path, qualname, line), {line})
                 if func is not None:
@@ -541,6 +553,8 @@ def verify(
                     if group_lines is None and through.get((path, qualname)) and tree is not None:
                         # literals and constants only
                         sizes += threshold_sizes(tree, through[(path, qualname)], sizes, module_constants(tree))
+                if recorded:
+                    by_workload.add(((path, qualname), group_lines and tuple(group_lines)))
                 jobs.append({
                     "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": list(dict.fromkeys(sizes)),
                     "modes": list(options.modes), "backend": backend, "device": device, "examples": example_files,
@@ -566,6 +580,8 @@ def verify(
         if not r:
             continue
         report = FunctionReport.from_dict(r)
+        if (key, group_lines and tuple(group_lines)) in by_workload:
+            report.input_detail = f"{report.input_detail}; sizes recorded by the workload".lstrip("; ")
         every_report.append((key, report))
         if group_lines is None:
             reports[key] = report

@@ -236,3 +236,32 @@ def _dim_sizes(param, dim: str) -> set[int] | None:
     except ValueError:
         return None
     return set(found) if found else None
+
+
+#: recorded sizes a ``--verify`` sweep takes at most (the smallest, the largest, spread between)
+SWEEP_RECORDED = 6
+
+
+def recorded_sweep(workload, path: str, function: str) -> list[int] | None:
+    """The sizes ``--verify`` sweeps ``function`` of ``path`` over under a workload: the sizes its
+    recorded calls saw in each tensor dim (and list length) that varied, at most
+    :data:`SWEEP_RECORDED` of them spread from the smallest to the largest, with 2 first where the
+    recording did not see it (the first size dynamo takes as symbolic), then 1 and 0 (the sizes
+    it specializes), as the default sweep orders them. None when the recording has the function
+    but nothing of it varied, or does not have it: the default sweep stands then."""
+    seen: set[int] = set()
+    for recorded in _functions_named(workload, path, function):
+        for param in recorded.params.values():
+            for record in (param, *param.keys.values()):
+                if record.kind == "sequence" and len(record.lengths) > 1:
+                    seen.update(record.lengths)
+                    record = record.items
+                if record is not None and record.kind == "tensor":
+                    seen.update(size for sizes in record.dims if len(sizes) > 1 for size in sizes)
+    if not seen:
+        return None
+    ordered = sorted(n for n in seen if n >= 2)
+    if len(ordered) > SWEEP_RECORDED:
+        last = len(ordered) - 1
+        ordered = sorted({ordered[round(i * last / (SWEEP_RECORDED - 1))] for i in range(SWEEP_RECORDED)})
+    return [*((2,) if 2 not in ordered else ()), *ordered, 1, 0]
