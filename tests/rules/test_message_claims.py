@@ -171,6 +171,8 @@ CASES = [
     # a size is a constant in the first, static graph: str() of it breaks once it is dynamic
     Case("ZL206", fn("key = str(x.size(0))\nreturn x * len(key)\n"), dynamic=True),
     Case("ZL206", fn("key = \"%d rows\" % x.size(0)\nreturn x * len(key)\n")),
+    Case("ZL210", fn("return x[:, 0] + torch.linspace(0, 1, x.size(0))\n")),
+    Case("ZL210", fn("return torch.nn.functional.avg_pool1d(x.t()[None], x.size(0))[0] * 2\n")),
     Case("ZL301", fn("return x * x.sum().item()\n")),
     Case("ZL302", fn("return x * len(x.sum(1).tolist())\n")),
     Case("ZL303", fn("if x.sum() > 0:\n    return x * 2\nreturn x + 1\n")),

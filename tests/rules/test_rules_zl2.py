@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import codes_at, lint
 from zlint.core.settings import Settings
 
@@ -167,7 +169,10 @@ class Cache(torch.nn.Module):
         widths = [1, 2, 3]
         return widths[w]
 """
-    assert zl2(code) == [
+    # the lookup of line 11 specializes `h` and `w` for the frame's graph: the keys of lines 12 and
+    # 13 are already paid for (zlint.scope.pinned), and shown with `scope = "all"`
+    assert zl2(code) == [(11, 12, "ZL205"), (14, 17, "ZL205"), (15, 18, "ZL205"), (17, 16, "ZL205")]
+    assert zl2(code, Settings(select=("ZL2",), scope="all")) == [
         (11, 12, "ZL205"), (12, 20, "ZL205"), (13, 9, "ZL205"), (14, 17, "ZL205"),
         (15, 18, "ZL205"), (17, 16, "ZL205"),
     ]
@@ -481,3 +486,92 @@ def f(x: torch.Tensor):
     return x
 """
     assert zl2(code) == [(3, 49, "ZL206")]
+
+
+def test_sizes_handed_to_arguments_torch_takes_as_plain_numbers():
+    """Measured on torch 2.14.1 (sizes 4..13): the schema's `int`/`int[2]`/`float?` arguments take
+    a graph per size; `SymInt` and `Scalar` ones take the size symbolically."""
+    code = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def f(x: torch.Tensor, t: torch.Tensor):
+    h, w = x.shape[-2:]
+    a = torch.linspace(-1, 1, w)
+    b = F.avg_pool2d(x, (h, w))
+    c = F.max_pool2d(x, kernel_size=x.shape[2:])
+    d = F.one_hot(t, num_classes=x.size(0))
+    e = x.unfold(2, h, 1)
+    g = nn.functional.pad(x, (1, 1), value=w - 1)
+    k = torch.histc(x, bins=x.size(0))
+    return a, b, c, d, e, g, k
+
+
+def quiet(x: torch.Tensor, t: torch.Tensor):
+    h, w = x.shape[-2:]
+    a = torch.linspace(-1, 1, 16)
+    b = F.avg_pool2d(x, (2, 2))
+    c = F.adaptive_avg_pool2d(x, 1)
+    d = torch.tril(x, w - 3)
+    e = torch.arange(w) + torch.full((1,), h)
+    g = x.view(x.size(0), -1)
+    k = torch.kthvalue(t, x.size(0) // 2)
+    m = x.chunk(x.size(0))
+    return a, b, c, d, e, g, k, m
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(4, 4))
+
+    def forward(self, x: torch.Tensor):
+        return torch.linspace(0, 1, self.weight.shape[0]) + x
+"""
+    settings = Settings(select=("ZL210",), scope="all", torch_version="2.14.1")
+    assert zl2(code, settings) == [
+        (8, 9, "ZL210"), (9, 9, "ZL210"), (10, 9, "ZL210"), (11, 9, "ZL210"), (12, 9, "ZL210"), (13, 9, "ZL210"),
+        (14, 9, "ZL210"),
+    ]
+    messages = [d.message for d in lint(code, settings)]
+    assert messages[0] == (
+        "`torch.linspace(-1, 1, w)` hands a size to `steps`, which `linspace` takes as a plain number: "
+        "recompiles for every size; `start + torch.arange(n) * ((end - start) / (n - 1))` takes the size "
+        "symbolically"
+    )
+    assert "`F.max_pool2d(x, kernel_si...` hands a size to `kernel_size`" in messages[2]
+
+
+def test_the_plain_number_arguments_are_torchs_schemas():
+    """The table is read from the installed torch's ATen schemas (and regenerating the shipped
+    data from it changes nothing: tests/core/test_torch_data.py)."""
+    torch = pytest.importorskip("torch")
+    from zlint.core.torch_versions import concrete_arguments
+
+    table = concrete_arguments(torch)
+    assert table["torch.linspace"] == {"steps": 2}
+    assert table["Tensor.unfold"] == {"size": 1, "step": 2}
+    assert table["torch.nn.functional.max_pool2d"]["kernel_size"] == 1
+    assert table["torch.nn.functional.one_hot"] == {"num_classes": 1}
+    for symbolic in ("torch.tril", "torch.arange", "torch.full", "Tensor.view", "torch.kthvalue", "Tensor.expand"):
+        assert symbolic not in table
+
+
+def test_a_size_through_a_math_function_is_a_size():
+    """`range(ceil(log2(n)))`: dynamo unrolls a loop over a count computed from the size (a graph
+    per count, measured on 2.14.1); `math.log2` itself is traced symbolically there."""
+    code = """\
+import math
+import torch
+
+
+def f(x: torch.Tensor):
+    for i in range(math.ceil(math.log2(x.size(0)))):
+        x = x + i
+    for i in range(math.ceil(math.log2(8))):
+        x = x + i
+    return x
+"""
+    assert zl2(code, Settings(select=("ZL2",), torch_version="2.14.1")) == [(6, 14, "ZL201")]

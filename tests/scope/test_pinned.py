@@ -103,3 +103,50 @@ def f(x):
         (7, "ZL201", "compiled", "decorated with torch.compile"),
         (10, "ZL103", "never", "already paid: `range(T)` at line 7 pins these sizes for the graph"),
     ]
+
+
+def test_every_specialization_pins_its_sizes_whatever_the_spelling():
+    """A size handed to `linspace`'s plain-int `steps` (ZL210) or used as a key (ZL205) is
+    specialized like `range`'s: measured on torch 2.13 (`dynamic=True`, sizes 2, 3, 5, 8, 6, 7),
+    6 graphs with the later `x.size(0) > 4` test and 6 without it, for each."""
+    code = """\
+import torch
+
+TABLE = {3: 1.0}
+
+
+@torch.compile(dynamic=True)
+def f(x):
+    n = x.shape[0]
+    g = torch.linspace(0, 1, n)
+    if x.size(0) > 4:
+        g = g * 2
+    return x[:, 0] + g
+
+
+@torch.compile(dynamic=True)
+def g(x):
+    s = TABLE.get(x.size(0))
+    if x.shape[0] > 4:
+        s = 2.0
+    return x * (s or 2.0)
+
+
+@torch.compile(dynamic=True)
+def rebound(x, y):
+    s = TABLE.get(x.size(0))
+    x = y
+    if x.shape[0] > 4:
+        x = x * 2
+    return x * (s or 2.0)
+"""
+    compiled = "decorated with torch.compile"
+    assert _rows(code) == [
+        (9, "ZL210", "compiled", compiled),
+        (10, "ZL103", "never", "already paid: `torch.linspace(0, 1, n)` at line 9 pins these sizes for the graph"),
+        (17, "ZL205", "compiled", compiled),
+        (18, "ZL103", "never", "already paid: `TABLE.get(x.size(0))` at line 17 pins these sizes for the graph"),
+        # `x` is bound again before the test: another tensor's size
+        (25, "ZL205", "compiled", compiled),
+        (27, "ZL103", "compiled", compiled),
+    ]

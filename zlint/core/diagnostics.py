@@ -150,6 +150,8 @@ class Hidden:
     #: in code that never runs compiled (``scope = "all"`` shows them), or not compiled under
     #: ``compiled-only``
     never: int = 0
+    #: guards on sizes their frame already specializes (:mod:`zlint.scope.pinned`): no cost of their own
+    paid: int = 0
     #: in unknown code of a package the run holds whole (nothing compiled reaches it)
     unreached: int = 0
     #: on paths only a non-default configuration of their module takes
@@ -167,7 +169,8 @@ class Hidden:
         """The counts that hid something, with a short label each, for a run's summary line
         (``2 single-graph, 1 never run``)."""
         labels = (
-            (self.single_graph, "single-graph"), (self.never, "never compiled"), (self.unreached, "unreached"),
+            (self.single_graph, "single-graph"), (self.never, "never compiled"), (self.paid, "already paid"),
+            (self.unreached, "unreached"),
             (self.optional, "option-only"), (self.not_loaded, "not loaded"), (self.not_run, "never run"),
             (self.constant, "constant size"),
         )

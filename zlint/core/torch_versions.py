@@ -165,6 +165,12 @@ class TorchData:
     #: ``math`` function, and every numpy function, gets the concrete int and guards on it. None:
     #: the file predates the key (the loader borrows the nearest version's)
     symbolic_math: frozenset[str] | None = None
+    #: the arguments torch takes as a plain number, not a symbolic size (their ATen schema types
+    #: them ``int``, ``int[2]``, ``float?``, never ``SymInt``/``Scalar``): a size passed there is
+    #: made concrete, one graph per size. ``"torch.linspace"``, ``"torch.nn.functional.avg_pool2d"``,
+    #: ``"Tensor.unfold"`` -> argument name -> its position in a Python call (-1: by keyword only).
+    #: None: the file predates the key (the loader borrows the nearest version's)
+    concrete_arguments: dict[str, dict[str, int]] | None = None
 
     def has_option(self, key: str) -> bool:
         """torch accepts ``-`` for ``_`` in option keys."""
@@ -190,7 +196,16 @@ def _from_json(raw: dict[str, Any], requested: str | None) -> TorchData:
         limits=raw["dynamo_limits"],
         names={ns: frozenset(names) for ns, names in raw["names"].items()},
         symbolic_math=frozenset(raw["symbolic_math"]) if "symbolic_math" in raw else None,
+        concrete_arguments=raw.get("concrete_arguments"),
     )
+
+
+#: keys added to the data after its first files: a file made before one borrows it from the
+#: nearest version that has it (field name, JSON key, how the loader reads it)
+_BORROWED = (
+    ("symbolic_math", frozenset),
+    ("concrete_arguments", dict),
+)
 
 
 def nearest_version(wanted: tuple[int, int, int], versions: list[tuple[int, int, int]]) -> tuple[int, int, int]:
@@ -215,14 +230,14 @@ def _load(version: str) -> TorchData:
     name = format_version(chosen)
     raw = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
     data = _from_json(raw, None if chosen == wanted else format_version(wanted))
-    if data.symbolic_math is None:  # a file made before the key: the nearest version that has it
+    for key, read in _BORROWED:  # a file made before the key: the nearest version that has it
         others = [v for v in versions if v != chosen]
-        while others and data.symbolic_math is None:
+        while others and getattr(data, key) is None:
             near = nearest_version(chosen, others)
             others.remove(near)
             borrowed = json.loads((DATA_DIR / f"{format_version(near)}.json").read_text(encoding="utf-8"))
-            if "symbolic_math" in borrowed:
-                data = dataclasses.replace(data, symbolic_math=frozenset(borrowed["symbolic_math"]))
+            if key in borrowed:
+                data = dataclasses.replace(data, **{key: read(borrowed[key])})
     return data
 
 
@@ -322,6 +337,7 @@ def extract(torch: ModuleType) -> dict[str, Any]:
         "schema": SCHEMA,
         "torch": version,
         "symbolic_math": symbolic_math,
+        "concrete_arguments": concrete_arguments(torch),
         "compile_parameters": sorted(signature.parameters),
         "compile_positional": positional,
         "modes": modes,
@@ -332,6 +348,99 @@ def extract(torch: ModuleType) -> dict[str, Any]:
         "marking_parameters": marking,
         "names": {ns: sorted(_namespace_names(mod)) for ns, mod in modules.items()},
     }
+
+
+#: a schema type torch takes as a plain number: ``int``, ``int[2]``, ``float?`` (``SymInt`` and
+#: ``Scalar`` take a symbolic size as it is)
+_PLAIN_NUMBER = re.compile(r"^(int|float)(\[\d*\])?\??$")
+#: arguments that name dims or diagonals: a size passed there is a mistake of another kind
+_DIM_ARGUMENTS = frozenset({
+    "dim", "dims", "dimension", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination",
+    "axis", "axis0", "axis1", "offset",
+})
+
+
+def _schema_arguments(schema: str) -> tuple[str, list[tuple[str, str, bool]]]:
+    """``aten::linspace.out(Scalar start, ..., *, Tensor(a!) out) -> ...`` -> (``linspace``, [(name,
+    type, keyword only), ...])."""
+    name, _, rest = schema.partition("(")
+    parts, depth, current = [], 1, ""
+    for char in rest:
+        depth += char in "([" and 1 or -(char in ")]")
+        if depth == 0:
+            break
+        if char == "," and depth == 1:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    parts.append(current.strip())
+    arguments, keyword_only = [], False
+    for part in filter(None, parts):
+        if part == "*":
+            keyword_only = True
+            continue
+        kind, _, argument = part.split("=", 1)[0].strip().rpartition(" ")
+        arguments.append((argument, kind, keyword_only))
+    return name.split("::", 1)[-1].split(".", 1)[0], arguments
+
+
+def concrete_arguments(torch: ModuleType) -> dict[str, dict[str, int]]:
+    """The arguments of torch's public functions and tensor methods that every ATen schema of
+    the op types as a plain number (:attr:`TorchData.concrete_arguments`), with their positions in
+    a Python call: a Python wrapper's own signature where it has one, else the schema's (a
+    method's receiver is the schema's ``self``)."""
+    overloads: dict[str, list[list[tuple[str, str, bool]]]] = {}
+    for schema in torch._C._jit_get_all_schemas():
+        text = str(schema)
+        if text.startswith("aten::"):
+            op, arguments = _schema_arguments(text)
+            overloads.setdefault(op, []).append(arguments)
+    functional = importlib.import_module("torch.nn.functional")
+    out: dict[str, dict[str, int]] = {}
+    for op, forms in sorted(overloads.items()):
+        if op.startswith("_"):
+            continue
+        kinds: dict[str, set[str]] = {}
+        places: dict[str, set[int]] = {}
+        for arguments in forms:
+            for index, (argument, kind, keyword_only) in enumerate(arguments):
+                kinds.setdefault(argument, set()).add(kind)
+                places.setdefault(argument, set()).add(-1 if keyword_only else index)
+        plain = {
+            argument: places[argument].pop() if len(places[argument]) == 1 else -1
+            for argument, found in kinds.items()
+            if argument not in _DIM_ARGUMENTS and argument not in ("self", "input", "out")
+            and all(_PLAIN_NUMBER.match(kind) for kind in found)
+        }
+        if not plain:
+            continue
+        receiver = all(arguments[:1] and arguments[0][0] == "self" for arguments in forms)
+        for spelling, owner, shift in (
+            (f"torch.{op}", torch, 0),
+            (f"torch.nn.functional.{op}", functional, 0),
+            (f"Tensor.{op}", torch.Tensor if receiver else None, 1),
+        ):
+            function = getattr(owner, op, None) if owner is not None else None
+            if function is None:
+                continue
+            try:
+                parameters = list(inspect.signature(function).parameters.values())
+            except (TypeError, ValueError):  # a builtin: the schema's order
+                parameters = None
+            if parameters is not None and {p.kind for p in parameters} == {
+                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD
+            }:
+                parameters = None  # `(*args, **kwargs)`: a dispatching wrapper, the schema's order
+            if parameters is None:
+                places_here = {a: p - shift if p >= shift else -1 for a, p in plain.items()}
+            else:  # a Python wrapper: its own names and order
+                names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                keywords = {p.name for p in parameters if p.kind is not p.VAR_POSITIONAL}
+                places_here = {a: names.index(a) if a in names else -1 for a in plain if a in keywords}
+            if places_here:
+                out[spelling] = dict(sorted(places_here.items()))
+    return out
 
 
 def dumps(data: dict[str, Any]) -> str:

@@ -832,7 +832,10 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
             if qual in {"torch.sym_int", "torch.sym_max", "torch.sym_min", "torch.sym_float"}:
                 facts = [self.fact(a.value) for a in args]
                 return sized(merged_origin(*facts)) if any(f and f.kind is Kind.SIZE for f in facts) else None
-            if qual in SIZE_PRESERVING_BUILTINS:
+            if qual in SIZE_PRESERVING_BUILTINS or qual.startswith("math."):
+                # `math.log2(n)`: a number computed from the size, traced symbolically where
+                # torch's SymNode implements the function and made concrete where not (ZL207);
+                # either way it follows the size (`range(ceil(log2(n)))`: a graph per count)
                 first = self.fact(positional[0].value) if positional else None
                 return sized(first.origin) if first is not None and first.kind is Kind.SIZE else None
             if qual.startswith("torch."):

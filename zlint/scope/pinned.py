@@ -4,7 +4,8 @@
 constant and guards on it, one graph per value (ZL201). A specialization holds for the whole
 graph, so any other test of ``n`` in that frame (``n > 512``, ``n == 1``, another ``range(n)``) is
 decided by the same guard and costs no recompile of its own (measured on torch 2.13: the same
-graphs with and without such a test, for sizes 2, 3, 5, 8). Only a ``range`` that runs whenever
+graphs with and without such a test, for sizes 2, 3, 5, 8). The same holds for the other specializations
+(:data:`PINNING`). Only a ``range`` that runs whenever
 the frame does pins anything: one in the frame's own top-level statements (or a top-level loop's
 iterable), evaluated whatever its operands do, not one under an ``if`` or inside a loop body.
 
@@ -24,9 +25,12 @@ from zlint.core.diagnostics import Diagnostic
 from zlint.core.walks import settle
 from zlint.scope.frames import Function, contains, functions_by_name, nested_blocks, unconditional
 
-PINNING = "ZL201"  # `range(size)`: the size is specialized for the frame's graph
+#: findings that specialize the sizes they read for the frame's graph: `range(size)`, a size as a
+#: key (`table.get(n)`), a size handed to an argument torch takes as a plain number
+#: (`torch.linspace(0, 1, n)`, :mod:`zlint.rules.zl210_size_to_plain_number_argument`)
+PINNING = frozenset({"ZL201", "ZL205", "ZL210"})
 #: rules whose finding is a guard on the sizes its expression reads
-GUARDS = frozenset({"ZL101", "ZL103", "ZL201"})
+GUARDS = frozenset({"ZL101", "ZL103", "ZL201", "ZL205", "ZL210"})
 _FRAMES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
@@ -56,11 +60,23 @@ def _size_expression(node: ast.expr) -> bool:
     return False
 
 
+def _size_atom(node: ast.expr) -> str:
+    """One spelling per size: ``x.shape[0]`` and ``x.size(0)`` are the same size."""
+    index: ast.expr | None = None
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
+        owner, index = node.value.value, node.slice
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and len(node.args) == 1:
+        owner, index = node.func.value, node.args[0]
+    if index is not None and isinstance(index, ast.Constant) and type(index.value) is int:
+        return f"{ast.dump(owner)}:{index.value}"
+    return ast.dump(node)
+
+
 def _atoms(node: ast.AST) -> set[str] | None:
-    """The sizes and names an expression reads (a size expression as its dump); None when it
+    """The sizes and names an expression reads (a size expression in one spelling); None when it
     reads something else that may vary (a lambda, a comprehension, a starred value)."""
     if isinstance(node, ast.expr) and _size_expression(node):
-        return {ast.dump(node)}
+        return {_size_atom(node)}
     if isinstance(node, ast.Name):
         return {node.id}
     if isinstance(node, ast.Attribute):
@@ -129,7 +145,7 @@ def _bound_once(function: Function) -> tuple[dict[str, ast.expr | None], dict[st
 
 def mark_pinned(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The findings with the pinned sizes applied (see the module docstring)."""
-    ranges = [d for d in diagnostics if d.code == PINNING and d.function and not d.skipped_by]
+    ranges = [d for d in diagnostics if d.code in PINNING and d.function and not d.skipped_by]
     if not ranges:
         return diagnostics
     functions = functions_by_name(tree)
@@ -143,11 +159,15 @@ def mark_pinned(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagnos
         for d in ranges:
             statement = _top_level(function, d) if d.function == name else None
             node = _node_at(statement, d) if statement is not None else None
-            if not isinstance(node, ast.Call):
+            if node is None:
                 continue
             atoms = _atoms(node)
             # only what nothing rebinds pins: the names it reads, those inside `x.shape[0]` too
-            callees = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+            # (what is called is no size: `ANCHORS.get(n)` reads the module's table)
+            callees = {
+                id(c) for n in ast.walk(node) if isinstance(n, ast.Call) and not _size_expression(n)
+                for c in ast.walk(n.func)
+            }
             names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in callees}
             if atoms and names <= once.keys():
                 pins.append((d, atoms, ast.unparse(node)))
@@ -156,9 +176,14 @@ def mark_pinned(tree: ast.Module, diagnostics: list[Diagnostic]) -> list[Diagnos
         for d in diagnostics:
             if d.function != name or d.code not in GUARDS or d.skipped_by:
                 continue
-            before = [p for p in pins if p[0] is not d and (d.code != PINNING or p[0].line < d.line)]
+            before = [p for p in pins if p[0] is not d and (d.code not in PINNING or p[0].line < d.line)]
             pinned = set().union(*(atoms for _, atoms, _ in before)) if before else set()
             pinned |= _derived(once, pinned, mutations)
+            # `n = x.shape[0]` pinned: so is `x.size(0)`, read again under another spelling
+            pinned |= {
+                _size_atom(value) for name in list(pinned)
+                if (value := once.get(name)) is not None and _size_expression(value)
+            }
             node = _node_at(function, d)
             atoms = _atoms(node) if node is not None else None
             if atoms and pinned and atoms <= pinned:

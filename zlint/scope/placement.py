@@ -126,6 +126,8 @@ def _hidden_by_scope(
         return None
     where, reason = d.scope, d.scope_reason
     if not show_all:
+        if where == NEVER and d.paid_by and reason == d.paid_by:  # its frame already pays for its sizes
+            return "paid", reason
         if where == NEVER:
             return "never", f"never compiled: {reason}"
         if where == OPTION and not recorded:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from typing import TYPE_CHECKING
 
 from zlint.candidates.gates.gate import Gate
@@ -15,7 +16,7 @@ from zlint.candidates.summary import (
     spells,
 )
 from zlint.candidates.walk import call_arguments
-from zlint.core.torch_versions import SYMBOLIC_SINCE, target_version
+from zlint.core.torch_versions import SYMBOLIC_SINCE, format_version, target_version, torch_data
 from zlint.facts.vocabulary import ITERATING_BUILTINS, SIZE_WORDS, TENSOR_WORDS
 
 if TYPE_CHECKING:
@@ -53,6 +54,19 @@ def sized_numeric_library_call(summary: FunctionSummary, settings: object = None
         ):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=8)
+def _plain_number_ops(version: str) -> frozenset[str]:
+    data = torch_data(version)
+    return frozenset(spelling.rsplit(".", 1)[-1] for spelling in data.concrete_arguments or ()) - OUTPUT_COUNT_OPS
+
+
+def sized_plain_number_argument(summary: FunctionSummary, settings: object = None) -> bool:
+    """ZL210: a call of an op with an argument torch takes as a plain number
+    (:attr:`~zlint.core.torch_versions.TorchData.concrete_arguments`, by its last name) that takes
+    what may be a size."""
+    return summary.sized_argument(_plain_number_ops(format_version(target_version(settings))))
 
 
 def may_count_by_size(summary: FunctionSummary, settings: object = None) -> bool:
@@ -105,4 +119,5 @@ GATES = (
     )(s, settings)),
     Gate("ZL208", _SQUEEZE, before_symbolic_release(spells(_SQUEEZE))),
     Gate("ZL209", LAYOUT_METHODS, lambda s, _: s.tested_call(LAYOUT_METHODS)),
+    Gate("ZL210", SIZE_WORDS, sized_plain_number_argument),
 )
