@@ -162,6 +162,7 @@ CASES = [
     Case("ZL101", fn("if x.size(0) == 1:\n    return x * 3\nreturn x + 1\n")),
     Case("ZL102", fn("if x.numel():\n    return x.sum(0)\nreturn x[0]\n")),
     Case("ZL103", fn("if x.size(0) > 4:\n    return x * 3\nreturn x + 1\n")),
+    Case("ZL103", fn("if x.size(0) > 100:\n    raise ValueError('too long')\nreturn x + 1\n")),
     Case("ZL104", fn("if x.size(0) == 0:\n    return x.new_full((1,), -1.0)\nreturn x.sum(0)[:1]\n", OBLIVIOUS)),
     Case("ZL201", fn("y = x\nfor i in range(x.shape[0]):\n    y = y + i\nreturn y\n")),
     Case("ZL202", fn("total = 0\nfor row in x:\n    total = total + row\nreturn total\n")),

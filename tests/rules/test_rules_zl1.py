@@ -161,9 +161,37 @@ def f(x: torch.Tensor):
     ]
 
 
+def test_zl103_a_validation_against_a_threshold_is_a_single_graph_finding():
+    """`if p.shape[0] < 4: raise` costs nothing by default (the guard holds while it does not
+    raise) but is a branch on an unbacked size under mark_unbacked: a graph break (the oracle on
+    torch 2.14.1). A plain `assert` on the same test is a runtime assert there; a relation of two
+    sizes, and an equality that only one size passes, are left alone."""
+    code = """\
+import torch
+def f(x: torch.Tensor, y: torch.Tensor):
+    if x.size(1) > 512:
+        raise ValueError("too long")
+    if not x.shape[0] >= 4:
+        raise ValueError("need 4 points")
+    assert x.shape[0] >= 4, "need 4 points"
+    if x.size(1) != y.size(1):
+        raise ValueError("mismatch")
+    if x.size(2) != 224:
+        raise ValueError("the model takes 224 pixels: the dim cannot vary")
+    return x
+"""
+    found = [(d.line, d.code, d.tier, d.message) for d in lint(code) if d.code == "ZL103"]
+    assert found == [
+        (3, "ZL103", "single-graph", "`x.size(1) > 512` checks a size threshold: blocks single-graph mode; "
+         "state the check with torch._check"),
+        (5, "ZL103", "single-graph", "`x.shape[0] >= 4` checks a size threshold: blocks single-graph mode; "
+         "state the check with torch._check"),
+    ]
+
+
 def test_zl103_never_advises_torch_check_for_a_branch():
-    """ZL103 reports only branches (checks that raise stay quiet): torch._check there would turn
-    the other side into an error."""
+    """ZL103 advises torch._check only for checks that raise: on a branch it would turn the
+    other side into an error."""
     code = """\
 import torch
 def f(x: torch.Tensor):
@@ -263,7 +291,6 @@ NEAR_MISSES = {
     "isinstance": "if isinstance(x, torch.Tensor):\n        pass",
     "size vs unknown attribute": "if x.shape[-1] != self.hidden_size:\n        pass",
     "validation that only raises": "if x.size(1) != y.size(1):\n        raise ValueError('mismatch')",
-    "validation threshold that only raises": "if x.size(1) > 512:\n        raise ValueError('too long')",
     "assert on two sizes": "assert x.size(0) == y.size(0)",
     "comparison not deciding anything": "ok = x.size(0) == 1",
     "size compared via is": "if x.size(0) is None:\n        pass",

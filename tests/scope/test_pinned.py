@@ -51,8 +51,8 @@ def near(x, y, flag: bool):
 """
 
 
-def _rows(code: str) -> list[tuple[int, str, str, str]]:
-    result = lint_source(textwrap.dedent(code), "m.py", ALL)
+def _rows(code: str, settings: Settings = ALL) -> list[tuple[int, str, str, str]]:
+    result = lint_source(textwrap.dedent(code), "m.py", settings)
     assert result.error is None, result.error
     return [(d.line, d.code, d.scope, d.scope_reason) for d in result.diagnostics]
 
@@ -141,7 +141,7 @@ def rebound(x, y):
     return x * (s or 2.0)
 """
     compiled = "decorated with torch.compile"
-    assert _rows(code) == [
+    assert _rows(code, Settings(scope="all", extend_select=("ZL210",))) == [
         (9, "ZL210", "compiled", compiled),
         (10, "ZL103", "never", "already paid: `torch.linspace(0, 1, n)` at line 9 pins these sizes for the graph"),
         (17, "ZL205", "compiled", compiled),

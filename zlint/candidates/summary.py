@@ -82,12 +82,6 @@ class FunctionSummary(ValueReadings):
         return any(self._size(atom) for atom in self.tests)
 
     @cached_property
-    def sized_branch_test(self) -> bool:
-        """A condition that branches (no validation) may test a size (ZL103)."""
-        self.size_names  # noqa: B018
-        return any(self._size(atom) for atom in self._conditions[0])
-
-    @cached_property
     def sized_truth_test(self) -> bool:
         """A condition's atom may be a size tested for truth, not compared (``if n:``; ZL102)."""
         self.size_names  # noqa: B018
@@ -404,8 +398,9 @@ def size_tested_for_truth(summary: FunctionSummary, settings: Settings | None = 
 
 
 def size_branch(summary: FunctionSummary, settings: Settings | None = None) -> bool:
-    """ZL103: a branch (no validation), or a bool passed to a call, that may test a size."""
-    return summary.sized_branch_test or summary.sized_predicate_argument
+    """ZL103: a condition (a branch, or a validation: a threshold there is a single-graph
+    finding), or a bool passed to a call, that may test a size."""
+    return summary.sized_test or summary.sized_predicate_argument
 
 
 def size_zero_test(summary: FunctionSummary, settings: Settings | None = None) -> bool:

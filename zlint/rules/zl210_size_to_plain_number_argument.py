@@ -35,6 +35,10 @@ class SizeToPlainNumberArgument(SizeFactsRule):
     code = "ZL210"
     name = "size-to-plain-number-argument"
     summary = "A size handed to an op argument torch takes as a plain number (`torch.linspace(0, 1, w)`): recompiles"
+    # the arguments are hyperparameters (classes, bins, windows, kernels): on code never tuned on,
+    # 5 of 32 sizes passed there varied, the rest were fixed by weights or configuration, which
+    # the size facts cannot tell apart yet (judged with a repro each): opt-in, best with a workload
+    default_enabled = False
 
     def visit_Call(self, node: cst.Call) -> None:
         spelling = self._spelling(node.func)
