@@ -269,6 +269,29 @@ def f(ids, e, tok: int, n: int, names):
     assert zl3(code) == [(4, 14, "ZL305")]
 
 
+def test_a_mask_moved_to_a_device_is_still_a_mask():
+    """BART's eos pooling: `eos_mask = input_ids.eq(eos).to(hidden.device)`, then
+    `hidden[eos_mask, :]`: the workloads' oracle on 2.14.1 breaks the graph there ("Dynamic
+    shape operator"). A `.to` that names a dtype, or another tensor (whose dtype it takes), is no
+    mask any more."""
+    code = """\
+import torch
+def f(input_ids: torch.Tensor, hidden: torch.Tensor, other: torch.Tensor, device):
+    eos_mask = input_ids.eq(2).to(hidden.device)
+    picked = hidden[eos_mask, :]
+    moved = (input_ids > 0).to("cuda", non_blocking=True)
+    kept = hidden[moved]
+    to_device = input_ids.ne(0).to(device)
+    rows = hidden[to_device]
+    weights = input_ids.eq(2).to(torch.float32)
+    scaled = hidden[weights.long()]
+    like = input_ids.eq(2).to(other)
+    gathered = hidden[like.long()]
+    return picked, kept, rows, scaled, gathered
+"""
+    assert zl3(code) == [(4, 14, "ZL305"), (6, 12, "ZL305"), (8, 12, "ZL305")]
+
+
 def test_numpy_random_draws_that_break_the_graph():
     # measured with the workloads' oracle on torch 2.13.0 and 2.14.1: a break at each reported
     # call; an array drawn with a size and kept an array traced without one

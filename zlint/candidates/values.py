@@ -430,7 +430,8 @@ class ValueReadings:
             name = callee_name(node)
             if name in MASK_METHODS or name in {"any", "all"} or self._requests_bool(node):
                 return True
-            if name in MASK_PRESERVING_METHODS and isinstance(node.func, ast.Attribute):
+            # `.to(...)`: a move keeps a mask a mask (the facts tell a move from a dtype change)
+            if (name in MASK_PRESERVING_METHODS or name == "to") and isinstance(node.func, ast.Attribute):
                 receiver = node.func.value
                 # (ids == tok).unsqueeze(-1): only a tensor has the method, so the comparison is a mask
                 return self._mask(receiver) or (name in TENSOR_ONLY_METHODS and _elementwise(receiver))

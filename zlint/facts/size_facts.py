@@ -68,6 +68,7 @@ from zlint.facts.values import (
     TUPLE_RESULTS,
     container_attributes,
     is_container_value,
+    moves_only,
     requests_bool,
     returns_tuple_by_flag,
 )
@@ -765,9 +766,9 @@ class SizeFactsProvider(ComparisonFacts, BatchableMetadataProvider[Fact]):
                 return True
             if method in {"any", "all"}:  # x.any(dim) keeps a bool tensor
                 return True
-            # ops that keep the dtype of a mask: m[...], ~m, m.flatten(), m.view(...)
+            # ops that keep the dtype of a mask: m[...], ~m, m.flatten(), m.view(...), m.to(device)
             receiver = self.fact(func.value)
-            if method not in MASK_PRESERVING_METHODS:
+            if method not in MASK_PRESERVING_METHODS and not moves_only(node):
                 return False
             if receiver is not None:
                 return receiver.boolean

@@ -50,6 +50,34 @@ def requests_bool(call: cst.Call, qualify) -> bool:
     return False
 
 
+#: keywords of ``Tensor.to`` that move a tensor without changing its dtype
+_MOVE_KEYWORDS = frozenset({"device", "non_blocking", "copy", "memory_format"})
+
+
+def moves_only(call: cst.Call) -> bool:
+    """``x.to(device)``, ``x.to(other.device)``, ``x.to("cuda", non_blocking=True)``: a move that
+    keeps the dtype (a mask stays a mask). Not ``x.to(torch.float)``, ``x.to(dtype=...)`` nor
+    ``x.to(other)``, which takes ``other``'s dtype."""
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "to") or not call.args:
+        return False
+    for arg in call.args:
+        if arg.star:
+            return False
+        if arg.keyword is not None:
+            if arg.keyword.value not in _MOVE_KEYWORDS:
+                return False
+            continue
+        value = arg.value
+        device = (
+            isinstance(value, cst.SimpleString)
+            or (isinstance(value, cst.Attribute) and value.attr.value == "device")
+            or (isinstance(value, cst.Name) and "device" in value.value)
+        )
+        if not device:
+            return False
+    return True
+
+
 def returns_tuple_by_flag(call: cst.Call) -> bool:
     """``torch.unique(x, return_counts=True)``, ``torch.nonzero(x, as_tuple=True)``: a tuple."""
     return any(
