@@ -114,18 +114,23 @@ def test_target_default_keeps_what_the_workload_moved_to_the_default_tier(likes:
 
 def test_verify_sweeps_a_recorded_function_over_the_sizes_the_workload_saw(likes: Path):
     """The recording fed the pooler 0, 1, 2 and 40 likes: ``--verify`` compiles it at those
-    sizes (and the threshold's 32/33), not at the default sweep; ``--sizes`` still wins."""
+    sizes (and the threshold's 32/33), not at the default sweep."""
     done = run_zlint("--no-cache", "--format", "json", "--verify", "--select", "ZL103", "likes_pooler.py", cwd=likes)
     [found] = json.loads(done.stdout)
     assert (found["location"]["row"], found["verify"]["status"]) == (24, "CONFIRMED")
     assert found["verify"]["sizes"] == [2, 40, 1, 0, 32, 33]
     assert found["verify"]["inputs"].endswith("; sizes recorded by the workload")
-    done = run_zlint(
-        "--no-cache", "--format", "json", "--verify", "--select", "ZL103", "--sizes", "2,3", "likes_pooler.py",
-        cwd=likes,
-    )
-    [found] = json.loads(done.stdout)
-    assert found["verify"]["sizes"] == [2, 3, 32, 33] and "workload" not in found["verify"]["inputs"]
+
+
+def test_sizes_given_on_the_command_line_win_over_the_workload(likes: Path):
+    from zlint.core.settings import Settings
+    from zlint.frontends.cli import _verify_options, build_parser
+
+    linted = [(str(likes / "likes_pooler.py"), Settings(workload=str(likes / "w.json")))]
+    given = _verify_options(build_parser().parse_args(["--verify", "--sizes", "2,3", "."]), linted)
+    assert (given.sizes, given.workload) == ((2, 3), None)
+    default = _verify_options(build_parser().parse_args(["--verify", "."]), linted)
+    assert (default.sizes, default.workload) == ((2, 3, 5, 1, 0, 8), str(likes / "w.json"))
 
 
 def test_flake8_refuses_a_bad_workload_in_one_line(likes: Path):
