@@ -366,7 +366,10 @@ def _schema_arguments(schema: str) -> tuple[str, list[tuple[str, str, bool]]]:
     name, _, rest = schema.partition("(")
     parts, depth, current = [], 1, ""
     for char in rest:
-        depth += char in "([" and 1 or -(char in ")]")
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
         if depth == 0:
             break
         if char == "," and depth == 1:

@@ -40,12 +40,17 @@ class SizeToPlainNumberArgument(SizeFactsRule):
     # the size facts cannot tell apart yet (judged with a repro each): opt-in, best with a workload
     default_enabled = False
 
+    #: the targeted torch's table (:attr:`TorchData.concrete_arguments`), read once per file
+    _table: dict[str, dict[str, int]] = {}
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._table = torch_data(settings=self.context.settings).concrete_arguments or {}
+
     def visit_Call(self, node: cst.Call) -> None:
         spelling = self._spelling(node.func)
         if spelling is None:
             return
-        table = torch_data(settings=self.context.settings).concrete_arguments or {}
-        arguments = table.get(spelling)
+        arguments = self._table.get(spelling)
         if not arguments:
             return
         positional = [arg for arg in node.args if arg.keyword is None]

@@ -527,7 +527,7 @@ def verify(
         caller_keys = [k for k in callers if k[0] not in skip]
         # placement read the workload already (a bad one stopped the run there)
         workload = load_workload(options.workload) if options.workload else None
-        by_workload: set = set()  # the jobs swept over recorded sizes
+        swept: list[bool] = []  # per job of job_keys: swept over the workload's recorded sizes
         jobs = []
         job_keys: list[tuple[tuple[str, str], list[int] | None]] = []  # (function, lines of its group)
         for path, qualname in keys:
@@ -539,12 +539,12 @@ def verify(
                 groups = branch_groups(func, targets[(path, qualname)], class_node(tree, qualname))
             if tree is not None and (path, qualname) not in registered_keys:
                 groups[0] = (helper_flags(groups[0][0], (path, qualname), routes, own, trees), groups[0][1])
+            recorded = None
+            if workload is not None and (path, qualname) not in registered_keys:
+                recorded = recorded_sweep(workload, path, qualname)
             for choice, group_lines in groups:
                 mine = targets[(path, qualname)] if group_lines is None else group_lines
                 focus = set(through.get((path, qualname), set())) if group_lines is None else set()
-                recorded = None
-                if workload is not None and (path, qualname) not in registered_keys:
-                    recorded = recorded_sweep(workload, path, qualname)
                 sizes = list(recorded or options.sizes)
                 for line in mine:
                     focus |= related.get((path, qualname, line), {line})
@@ -553,8 +553,7 @@ def verify(
                     if group_lines is None and through.get((path, qualname)) and tree is not None:
                         # literals and constants only
                         sizes += threshold_sizes(tree, through[(path, qualname)], sizes, module_constants(tree))
-                if recorded:
-                    by_workload.add(((path, qualname), group_lines and tuple(group_lines)))
+                swept.append(bool(recorded))
                 jobs.append({
                     "path": path, "qualname": qualname, "focus": sorted(focus), "sizes": list(dict.fromkeys(sizes)),
                     "modes": list(options.modes), "backend": backend, "device": device, "examples": example_files,
@@ -576,11 +575,11 @@ def verify(
     reports: dict[tuple[str, str], FunctionReport] = {}  # each function's own run
     line_reports: dict[tuple[tuple[str, str], int], FunctionReport] = {}  # lines behind other branches
     every_report: list[tuple[tuple[str, str], FunctionReport]] = []
-    for (key, group_lines), r in zip(job_keys, results):
+    for (key, group_lines), by_workload, r in zip(job_keys, swept, results):
         if not r:
             continue
         report = FunctionReport.from_dict(r)
-        if (key, group_lines and tuple(group_lines)) in by_workload:
+        if by_workload:
             report.input_detail = f"{report.input_detail}; sizes recorded by the workload".lstrip("; ")
         every_report.append((key, report))
         if group_lines is None:
